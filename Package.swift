@@ -1,0 +1,71 @@
+// swift-tools-version: 6.1
+// headingd — a heading daemon for Linux, and HeadingKit, the library inside it.
+// SPDX-License-Identifier: Apache-2.0
+
+import PackageDescription
+
+/// Where Apple's Combine is missing (Linux), OpenCombine provides the same API.
+let openCombinePlatforms: [Platform] = [.linux, .windows, .android, .wasi]
+
+let package = Package(
+    name: "headingd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "HeadingKit", targets: ["HeadingKit"]),
+        .library(name: "HeadingKitTesting", targets: ["HeadingKitTesting"]),
+        .executable(name: "headingd", targets: ["HeadingDaemon"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+    ],
+    targets: [
+        .target(
+            name: "HeadingKit",
+            dependencies: [
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
+                .product(name: "OpenCombineFoundation", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "HeadingKitTesting",
+            dependencies: ["HeadingKit"]
+        ),
+        .executableTarget(
+            name: "HeadingDaemon",
+            dependencies: [
+                "HeadingKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "HeadingKitTests",
+            dependencies: [
+                "HeadingKit",
+                "HeadingKitTesting",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
+            ]
+        ),
+        .testTarget(
+            name: "HeadingDaemonTests",
+            dependencies: ["HeadingDaemon", "HeadingKit"]
+        ),
+    ]
+)
+
+// Swift 6 language mode is the tools-version default (complete strict concurrency);
+// these are set once for every target.
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

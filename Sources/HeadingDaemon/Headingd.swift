@@ -1,0 +1,108 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import HeadingKit
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// The headingd command: reads headings from a source and prints them, until stopped.
+@main
+struct Headingd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "headingd",
+        abstract: "Reads compass headings from a source and prints one line per heading.",
+        discussion: """
+            With no options, headingd runs the built-in simulation (no hardware needed): a vessel \
+            swinging through north in steady turns, with noise and a 3 s sensor dropout every 30 s. \
+            Headings go to standard output; faults and authorization changes go to standard error, \
+            one line each. headingd runs until SIGINT or SIGTERM, or until --count headings, and \
+            then exits 0 after a clean shutdown.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Where headings come from. Accepted: \(SourceSpecification.acceptedForms).", valueName: "source"))
+    var source: SourceSpecification = .simulation
+
+    @Option(help: ArgumentHelp("Exit 0 after printing this many headings (default: run until stopped).", valueName: "n"))
+    var count: Int?
+
+    @Option(help: "Output format: 'text' (one readable line) or 'json' (one JSON object per line).")
+    var format: OutputFormat = .text
+
+    @Option(
+        help: ArgumentHelp(
+            "Deliver a heading only when it differs from the last delivered one by at least this many degrees, measured on the circle (0 delivers all).",
+            valueName: "degrees"
+        )
+    )
+    var filter: Double = 0
+
+    @Option(help: ArgumentHelp("Simulation: headings per second.", valueName: "hz"))
+    var rate: Double = 10
+
+    @Option(help: ArgumentHelp("Simulation: seed; the same seed gives the same headings.", valueName: "n"))
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("Simulation: seconds between sensor dropouts; 0 for none.", valueName: "seconds"))
+    var dropoutInterval: Double = 30
+
+    @Flag(help: "Log headingd's own lifecycle at debug level on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count).") }
+        guard filter.isFinite, (0...180).contains(filter) else {
+            throw ValidationError("--filter must be between 0 and 180 degrees, not \(filter).")
+        }
+        guard rate.isFinite, rate > 0, rate <= 100_000 else {
+            throw ValidationError("--rate must be above 0 and at most 100000 Hz, not \(rate).")
+        }
+        guard dropoutInterval.isFinite, dropoutInterval == 0 || dropoutInterval > 3 else {
+            throw ValidationError("--dropout-interval must be 0 (no dropouts) or longer than the 3 s dropout, not \(dropoutInterval).")
+        }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .notice
+            return handler
+        }
+        let logger = Logger(label: "headingd")
+
+        let proxy = HeadingProxy(source: makeSource(), logger: logger)
+        proxy.headingFilter = filter
+        let bridge = HeadingNotificationBridge(proxy: proxy, center: .heading)
+        defer { bridge.cancel() }
+
+        let log = StdoutHeadingLog(center: .heading, format: format, limit: count)
+        // Shut down in reverse order: the proxy stops first, then the log that prints its events.
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log"),
+                    .init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy"),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+    }
+
+    private func makeSource() -> any HeadingSource {
+        switch source {
+        case .simulation:
+            SimulatedHeadingSource(
+                configuration: HeadingSimulation.Configuration(
+                    seed: seed,
+                    rate: rate,
+                    dropoutInterval: dropoutInterval == 0 ? nil : dropoutInterval
+                )
+            )
+        }
+    }
+}

@@ -1,0 +1,79 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import ServiceLifecycle
+import Synchronization
+
+/// The heading log: a consumer of ``NotificationCenter/heading`` that prints each heading on
+/// standard output and each fault and authorization change on standard error, one line each.
+///
+/// It observes the notification center only — the proxy never calls it. With a limit it ends after
+/// that many headings, which (as a service that shuts the group down on success) ends headingd.
+final class StdoutHeadingLog: Service, Sendable {
+    private let center: NotificationCenter
+    private let formatter: HeadingLineFormatter
+    private let limit: Int?
+    private let output: LineWriter
+    private let errors: LineWriter
+    private let printed = Mutex(0)
+
+    /// Creates the log.
+    /// - Parameters:
+    ///   - center: The center to observe.
+    ///   - format: How to print headings.
+    ///   - limit: How many headings to print before ending; `nil` for no end.
+    ///   - output: Where headings go.
+    ///   - errors: Where faults and authorization changes go.
+    init(
+        center: NotificationCenter = .heading,
+        format: OutputFormat,
+        limit: Int? = nil,
+        output: LineWriter = .standardOutput,
+        errors: LineWriter = .standardError
+    ) {
+        self.center = center
+        self.formatter = HeadingLineFormatter(format: format)
+        self.limit = limit
+        self.output = output
+        self.errors = errors
+    }
+
+    /// The number of headings printed so far.
+    var headingCount: Int { printed.withLock { $0 } }
+
+    /// Prints events until the limit is reached or headingd shuts down.
+    func run() async {
+        let (reachedLimit, finish) = AsyncStream.makeStream(of: Void.self)
+        let observer = center.addHeadingEventObserver { [self] event in
+            if handle(event) { finish.finish() }
+        }
+        defer { center.removeObserver(observer) }
+        await withGracefulShutdownHandler {
+            for await _ in reachedLimit {}
+        } onGracefulShutdown: {
+            finish.finish()
+        }
+    }
+
+    /// Prints one event; returns whether the limit is now reached.
+    private func handle(_ event: HeadingEvent) -> Bool {
+        switch event {
+        case .heading(let heading):
+            let position: Int? = printed.withLock { count in
+                if let limit, count >= limit { return nil }
+                count += 1
+                return count
+            }
+            guard let position else { return true }
+            output.write(formatter.line(for: heading))
+            return limit.map { position >= $0 } ?? false
+        case .fault(let fault):
+            errors.write("headingd: fault: \(fault)")
+        case .authorizationChanged(let status):
+            errors.write("headingd: authorization: \(status)")
+        }
+        return false
+    }
+}

@@ -1,0 +1,57 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+/// Something that produces headings: gpsd, a recording, a simulation.
+///
+/// Delegate style, like `CLLocationManager`: ``start()`` begins reporting, ``stop()`` ends it, and
+/// every heading, fault and authorization change goes to the ``delegate`` in the order it happened,
+/// from one thread or task at a time. A source never knows who listens beyond its delegate;
+/// ``HeadingProxy`` is the usual one.
+///
+/// Conforming types are `Sendable` classes: `start()` and `stop()` may be called from any thread.
+public protocol HeadingSource: AnyObject, Sendable {
+    /// The source's name as consumers see it, such as `simulation` or `replay:/var/log/boat.nmea`.
+    var name: String { get }
+
+    /// Receives the source's reports. Held weakly.
+    var delegate: (any HeadingSourceDelegate)? { get set }
+
+    /// Asks the source whether it may deliver headings.
+    ///
+    /// The answer arrives as ``HeadingSourceDelegate/headingSource(_:didChangeAuthorization:)``,
+    /// possibly before this method returns. A source that can only tell by trying (gpsd) answers
+    /// once ``start()`` has tried.
+    func requestAuthorization()
+
+    /// Begins delivering reports to the delegate. Calling it while started does nothing.
+    func start()
+
+    /// Stops delivering reports. Calling it while stopped does nothing.
+    ///
+    /// Returns promptly; a report already in flight may still arrive, and receivers that care
+    /// (``HeadingProxy`` does) drop reports that arrive after they asked the source to stop.
+    func stop()
+}
+
+/// The receiver of a ``HeadingSource``'s reports, like `CLLocationManagerDelegate`.
+///
+/// Called on the source's own thread or task; implementations must be thread-safe.
+public protocol HeadingSourceDelegate: AnyObject, Sendable {
+    /// The source measured a new heading.
+    /// - Parameters:
+    ///   - source: The reporting source.
+    ///   - heading: The heading.
+    func headingSource(_ source: any HeadingSource, didUpdate heading: Heading)
+
+    /// The source hit a fault. Headings may follow once it recovers.
+    /// - Parameters:
+    ///   - source: The reporting source.
+    ///   - fault: What went wrong.
+    func headingSource(_ source: any HeadingSource, didFailWith fault: HeadingFault)
+
+    /// The source's authorization changed.
+    /// - Parameters:
+    ///   - source: The reporting source.
+    ///   - status: The new status.
+    func headingSource(_ source: any HeadingSource, didChangeAuthorization status: HeadingAuthorizationStatus)
+}

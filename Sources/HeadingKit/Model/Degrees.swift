@@ -1,0 +1,46 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+/// Angle arithmetic on the compass circle, in degrees.
+///
+/// Every heading in HeadingKit lies in `[0, 360)`. These functions keep it there and measure
+/// differences the short way round the circle, so that 359.5° and 0.3° are 0.8° apart, not 359.2°.
+public enum Degrees {
+    /// Returns `degrees` folded into `[0, 360)`, or `nil` when it is not finite.
+    ///
+    /// The result is never negative and never 360.0: a value a rounding error below 360
+    /// (such as `-1e-15 + 360`) becomes 0.
+    /// - Parameter degrees: Any finite angle in degrees.
+    /// - Returns: The same direction as an angle in `[0, 360)`, or `nil` for NaN or infinity.
+    public static func normalized(_ degrees: Double) -> Double? {
+        guard degrees.isFinite else { return nil }
+        var folded = degrees.truncatingRemainder(dividingBy: 360)
+        if folded < 0 { folded += 360 }
+        if folded >= 360 { folded = 0 }
+        // -0.0 folds to 0.0 so that JSON output never shows "-0".
+        return folded == 0 ? 0 : folded
+    }
+
+    /// The signed change that turns `start` into `end` the short way round, in `(-180, 180]`.
+    ///
+    /// Positive is clockwise (to starboard): from 359.5° to 0.3° is +0.8°; from 0.3° to 359.5° is −0.8°.
+    /// - Parameters:
+    ///   - start: The angle turned from, in degrees.
+    ///   - end: The angle turned to, in degrees.
+    /// - Returns: The signed difference in degrees.
+    public static func signedDifference(from start: Double, to end: Double) -> Double {
+        var difference = (end - start).truncatingRemainder(dividingBy: 360)
+        if difference > 180 { difference -= 360 }
+        if difference <= -180 { difference += 360 }
+        return difference
+    }
+
+    /// The unsigned angle between two directions, in `[0, 180]`.
+    /// - Parameters:
+    ///   - first: One direction in degrees.
+    ///   - second: The other direction in degrees.
+    /// - Returns: The smaller of the two arcs between them.
+    public static func distance(_ first: Double, _ second: Double) -> Double {
+        abs(signedDifference(from: first, to: second))
+    }
+}

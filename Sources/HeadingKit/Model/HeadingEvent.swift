@@ -1,0 +1,24 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+/// One thing a heading source reported, in the order it happened.
+public enum HeadingEvent: Sendable, Hashable {
+    /// A new heading.
+    case heading(Heading)
+    /// A fault; headings may follow once the source recovers.
+    case fault(HeadingFault)
+    /// The source's authorization changed.
+    case authorizationChanged(HeadingAuthorizationStatus)
+
+    /// The heading this event carries, if it is one.
+    public var heading: Heading? {
+        if case .heading(let heading) = self { return heading }
+        return nil
+    }
+
+    /// The fault this event carries, if it is one.
+    public var fault: HeadingFault? {
+        if case .fault(let fault) = self { return fault }
+        return nil
+    }
+}

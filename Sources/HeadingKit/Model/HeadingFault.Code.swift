@@ -1,0 +1,34 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+extension HeadingFault {
+    /// What went wrong: a struct of static values, so that new codes break no caller.
+    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The code's stable name, as written in logs and JSON.
+        public let rawValue: String
+
+        /// Creates a code from its stable name.
+        /// - Parameter rawValue: The name, such as `deviceLost`.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The source cannot be reached: gpsd not running, a file that does not exist.
+        public static let sourceUnavailable = Code(rawValue: "sourceUnavailable")
+        /// The sensor stopped reporting: a cable pulled, a device deactivated, a dropout.
+        public static let deviceLost = Code(rawValue: "deviceLost")
+        /// No heading arrived for longer than allowed; the last one is no longer current.
+        public static let stale = Code(rawValue: "stale")
+        /// A line of input could not be read: bad checksum, truncated, not a number.
+        public static let malformedInput = Code(rawValue: "malformedInput")
+        /// A value was well formed but outside its range, such as a heading of 14042°.
+        public static let outOfRange = Code(rawValue: "outOfRange")
+        /// The input is in a format HeadingKit does not read, such as a binary vendor protocol.
+        public static let unsupportedInput = Code(rawValue: "unsupportedInput")
+        /// Access was refused by the system or forbidden by configuration.
+        public static let permissionDenied = Code(rawValue: "permissionDenied")
+        /// The compass reports that it needs calibration.
+        public static let calibrationNeeded = Code(rawValue: "calibrationNeeded")
+
+        /// The code's stable name.
+        public var description: String { rawValue }
+    }
+}

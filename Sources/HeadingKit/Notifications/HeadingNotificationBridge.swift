@@ -1,0 +1,64 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+
+#if canImport(Combine)
+import Combine
+#else
+@preconcurrency import OpenCombine
+#endif
+
+/// Posts every event of a ``HeadingProxy`` to a notification center, in the order it happened.
+///
+/// The bridge outlives the proxy's enable–disable cycles: when ``HeadingProxy/disable()`` finishes
+/// its subscription, it subscribes again for the next ``HeadingProxy/enable()``. It stops when
+/// cancelled, when it goes away, or when the proxy does.
+///
+/// Safety: `@unchecked Sendable` because its one mutable property, `subscription`, is read and
+/// written only while holding `lock`.
+public final class HeadingNotificationBridge: @unchecked Sendable {
+    private weak var proxy: HeadingProxy?
+    private let center: NotificationCenter
+    private let lock = NSLock()
+    private var subscription: AnyCancellable?
+    private var isCancelled = false
+
+    /// Starts posting the proxy's events to `center`.
+    /// - Parameters:
+    ///   - proxy: The proxy whose events to post; it is the object of each notification.
+    ///   - center: Where to post. Default ``Foundation/NotificationCenter/heading``.
+    public init(proxy: HeadingProxy, center: NotificationCenter = .heading) {
+        self.proxy = proxy
+        self.center = center
+        subscribe()
+    }
+
+    deinit {
+        subscription?.cancel()
+    }
+
+    /// Stops posting.
+    public func cancel() {
+        let subscription = lock.withLock {
+            isCancelled = true
+            defer { self.subscription = nil }
+            return self.subscription
+        }
+        subscription?.cancel()
+    }
+
+    private func subscribe() {
+        guard let proxy, !lock.withLock({ isCancelled }) else { return }
+        let center = center
+        let cancellable = proxy.publisher.sink(
+            receiveCompletion: { [weak self] _ in self?.subscribe() },
+            receiveValue: { [weak proxy] event in
+                center.post(Notification.heading(event, object: proxy))
+            }
+        )
+        lock.withLock {
+            if isCancelled { cancellable.cancel() } else { subscription = cancellable }
+        }
+    }
+}

@@ -1,0 +1,13 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+
+extension Notification.Name {
+    /// A new heading; read it with ``Foundation/Notification/heading``.
+    public static let headingDidUpdate = Notification.Name("HeadingKit.headingDidUpdate")
+    /// A fault; read it with ``Foundation/Notification/headingFault``.
+    public static let headingDidFail = Notification.Name("HeadingKit.headingDidFail")
+    /// An authorization change; read it with ``Foundation/Notification/headingAuthorizationStatus``.
+    public static let headingAuthorizationDidChange = Notification.Name("HeadingKit.headingAuthorizationDidChange")
+}
