@@ -1,0 +1,229 @@
+// headingd — HeadingKit tests
+// SPDX-License-Identifier: Apache-2.0
+
+import HeadingKit
+import HeadingKitTesting
+import Testing
+
+#if canImport(Combine)
+import Combine
+#else
+@preconcurrency import OpenCombine
+#endif
+
+struct HeadingProxyTests {
+    /// Subscribes a recorder to the proxy's publisher.
+    private func record(_ proxy: HeadingProxy) -> (EventRecorder, AnyCancellable) {
+        let recorder = EventRecorder()
+        let cancellable = proxy.publisher.sink(
+            receiveCompletion: { @Sendable _ in recorder.recordCompletion() },
+            receiveValue: { @Sendable event in recorder.record(event) }
+        )
+        return (recorder, cancellable)
+    }
+
+    @Test func enableStartsTheSourceOnceAndDisableStopsItOnce() {
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        proxy.enable()
+        proxy.enable()
+        #expect(proxy.isEnabled)
+        #expect(source.startCount == 1)
+        #expect(source.authorizationRequestCount == 1)
+        proxy.disable()
+        proxy.disable()
+        #expect(!proxy.isEnabled)
+        #expect(source.stopCount == 1)
+        #expect(!source.isRunning)
+        proxy.enable()
+        #expect(source.startCount == 2)
+        #expect(source.authorizationRequestCount == 1, "authorization is asked once, not on every enable")
+    }
+
+    @Test func headingsReachThePublisherOnlyWhileEnabled() {
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
+        source.send(trueHeading: 1)
+        proxy.enable()
+        source.send(trueHeading: 2)
+        proxy.disable()
+        source.send(trueHeading: 3)
+        #expect(recorder.headings.map(\.trueHeading) == [2])
+    }
+
+    @Test func disableFinishesSubscribersAndNewOnesGetTheNextEnable() {
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let (first, firstCancellable) = record(proxy)
+        proxy.enable()
+        proxy.disable()
+        #expect(first.completions == 1)
+        let (second, secondCancellable) = record(proxy)
+        proxy.enable()
+        source.send(trueHeading: 42)
+        #expect(second.headings.map(\.trueHeading) == [42])
+        #expect(second.completions == 0)
+        #expect(first.headings.isEmpty)
+        firstCancellable.cancel()
+        secondCancellable.cancel()
+    }
+
+    @Test func theProxyGoingAwayFinishesSubscribersAndStopsTheSource() async {
+        let source = ScriptedHeadingSource()
+        var proxy: HeadingProxy? = HeadingProxy(source: source)
+        let (recorder, cancellable) = record(proxy!)
+        let stream = proxy!.events()
+        proxy!.enable()
+        proxy = nil
+        #expect(recorder.completions == 1)
+        #expect(source.stopCount == 1)
+        var iterator = stream.makeAsyncIterator()
+        let first = await iterator.next()
+        let second = await iterator.next()
+        #expect(first == .authorizationChanged(.authorized))
+        #expect(second == nil, "the stream finished")
+        cancellable.cancel()
+    }
+
+    @Test func headingFilterAppliesAcrossNorthInBothDirections() {
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        proxy.headingFilter = 1
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
+        proxy.enable()
+        for value in [359.5, 0.3, 0.6, 0.0, 359.4, 358.5, 359.9, 0.5] { source.send(trueHeading: value) }
+        #expect(recorder.headings.map(\.trueHeading) == [359.5, 0.6, 359.4, 0.5])
+    }
+
+    @Test func defaultFilterDeliversEveryHeading() {
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        #expect(proxy.headingFilter == HeadingProxy.headingFilterNone)
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
+        proxy.enable()
+        for value in [10.0, 10.0, 10.01] { source.send(trueHeading: value) }
+        #expect(recorder.headings.count == 3)
+    }
+
+    @Test func aFaultEndsNeitherThePublisherNorTheAsyncSequence() async {
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
+        let headings = proxy.headings()
+        let events = proxy.events()
+        proxy.enable()
+        source.send(trueHeading: 10)
+        source.send(.fault(fault(.deviceLost)))
+        source.send(.fault(fault(.sourceUnavailable)))
+        source.send(trueHeading: 11)
+        source.send(trueHeading: 12)
+        #expect(recorder.completions == 0)
+        #expect(recorder.headings.map(\.trueHeading) == [10, 11, 12])
+        #expect(await collect(3, from: headings).map(\.trueHeading) == [10, 11, 12])
+        let all = await collect(6, from: events)
+        #expect(all.count == 6)
+        #expect(all.map(\.fault?.code) == [nil, nil, .deviceLost, .sourceUnavailable, nil, nil])
+    }
+
+    @Test func authorizationChangesArePublished() {
+        let source = ScriptedHeadingSource(authorization: .authorized)
+        let proxy = HeadingProxy(source: source)
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
+        #expect(proxy.authorizationStatus == .notDetermined)
+        proxy.requestAuthorization()
+        #expect(proxy.authorizationStatus == .authorized)
+        source.send(.authorizationChanged(.authorized))  // no change: not published again
+        source.send(.authorizationChanged(.denied))
+        #expect(proxy.authorizationStatus == .denied)
+        #expect(recorder.events == [.authorizationChanged(.authorized), .authorizationChanged(.denied)])
+    }
+
+    @Test func deniedSourceIsNotStartedAndTheReasonIsReported() {
+        let source = ScriptedHeadingSource(authorization: .denied)
+        let proxy = HeadingProxy(source: source)
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
+        proxy.enable()
+        #expect(source.startCount == 0)
+        #expect(proxy.authorizationStatus == .denied)
+        #expect(recorder.events.first == .authorizationChanged(.denied))
+        #expect(recorder.events.last?.fault?.code == .permissionDenied)
+    }
+
+    @Test func sourceAuthorizedLaterStartsThenIfEnabled() {
+        let source = ScriptedHeadingSource(authorization: .notDetermined)
+        let proxy = HeadingProxy(source: source)
+        proxy.enable()
+        #expect(source.startCount == 0)
+        source.send(.authorizationChanged(.authorized))
+        #expect(source.startCount == 1)
+    }
+
+    @Test func configurationRestrictionIsPublishedAndTheSourceNeverAskedOrStarted() {
+        let source = ScriptedHeadingSource(authorization: .authorized)
+        let proxy = HeadingProxy(source: source, restrictionReason: "only gpsd sources are allowed")
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
+        proxy.requestAuthorization()
+        #expect(proxy.authorizationStatus == .restricted)
+        proxy.enable()
+        source.send(.authorizationChanged(.authorized))
+        #expect(proxy.authorizationStatus == .restricted)
+        #expect(source.authorizationRequestCount == 0)
+        #expect(source.startCount == 0)
+        #expect(recorder.events.first == .authorizationChanged(.restricted))
+        let reported = recorder.events.compactMap(\.fault)
+        #expect(reported.count == 1)
+        #expect(reported.first?.reason.contains("only gpsd sources are allowed") == true)
+    }
+
+    @Test func slowConsumerLosesNothingWithinTheBuffer() async {
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let headings = proxy.headings(bufferingPolicy: .bufferingNewest(500))
+        proxy.enable()
+        for index in 0..<500 { source.send(trueHeading: Double(index) / 2) }
+        var received: [Double] = []
+        for await heading in headings {
+            await Task.yield()  // a consumer slower than the producer
+            received.append(heading.trueHeading!)
+            if received.count == 500 { break }
+        }
+        #expect(received == (0..<500).map { Double($0) / 2 })
+    }
+
+    @Test func bufferingPolicyDropsOnlyWhatItSays() async {
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let headings = proxy.headings(bufferingPolicy: .bufferingNewest(3))
+        proxy.enable()
+        for value in [1.0, 2, 3, 4, 5] { source.send(trueHeading: value) }
+        proxy.disable()
+        var received: [Double] = []
+        for await heading in headings { received.append(heading.trueHeading!) }
+        #expect(received == [3, 4, 5])
+    }
+
+    @Test func aSinkMayDisableTheProxyFromInsideADelivery() {
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let recorder = EventRecorder()
+        let cancellable = proxy.headingPublisher.sink { @Sendable heading in
+            recorder.record(.heading(heading))
+            proxy.disable()
+        }
+        defer { cancellable.cancel() }
+        proxy.enable()
+        source.send(trueHeading: 5)
+        source.send(trueHeading: 6)
+        #expect(recorder.headings.map(\.trueHeading) == [5])
+        #expect(!proxy.isEnabled)
+        #expect(source.stopCount == 1)
+    }
+}
