@@ -8,12 +8,27 @@ import Synchronization
 /// Records what a subscriber or delegate receives, and lets a test await a count with a bound.
 final class EventRecorder: Sendable {
     private let state = Mutex<(events: [HeadingEvent], completions: Int)>(([], 0))
+    private let limit: Int
+    private let whenFull: @Sendable () -> Void
+
+    /// Creates a recorder that keeps the first `limit` events and calls `whenFull` once on reaching it.
+    init(limit: Int = .max, whenFull: @escaping @Sendable () -> Void = {}) {
+        self.limit = limit
+        self.whenFull = whenFull
+    }
 
     var events: [HeadingEvent] { state.withLock { $0.events } }
     var headings: [Heading] { events.compactMap(\.heading) }
     var completions: Int { state.withLock { $0.completions } }
 
-    func record(_ event: HeadingEvent) { state.withLock { $0.events.append(event) } }
+    func record(_ event: HeadingEvent) {
+        let count: Int? = state.withLock { state in
+            guard state.events.count < limit else { return nil }
+            state.events.append(event)
+            return state.events.count
+        }
+        if count == limit { whenFull() }
+    }
     func recordCompletion() { state.withLock { $0.completions += 1 } }
 
     /// Waits until `predicate` holds, polling the recorder, for at most `timeout`.

@@ -1,0 +1,140 @@
+// headingd — HeadingKit tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import HeadingKitTesting
+import Synchronization
+import Testing
+
+#if canImport(Combine)
+import Combine
+#else
+@preconcurrency import OpenCombine
+#endif
+
+struct HeadingNotificationTests {
+    @Test func theHeadingCenterIsDedicatedNotDefault() {
+        #expect(NotificationCenter.heading !== NotificationCenter.default)
+        #expect(NotificationCenter.heading === NotificationCenter.heading)
+    }
+
+    @Test func everyProxyEventReachesObserversInOrder() {
+        let center = NotificationCenter()  // each test its own center: tests run in parallel
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+        defer { bridge.cancel() }
+        let recorder = EventRecorder()
+        let names = NamesRecorder()
+        let token = center.addObserver(forName: nil, object: proxy, queue: nil) { notification in
+            names.append(notification.name)
+            if let event = notification.headingEvent { recorder.record(event) }
+        }
+        defer { center.removeObserver(token) }
+
+        proxy.enable()
+        var expected: [HeadingEvent] = [.authorizationChanged(.authorized)]
+        for index in 0..<200 {
+            if index % 50 == 25 {
+                let lost = fault(.deviceLost)
+                source.send(.fault(lost))
+                expected.append(.fault(lost))
+            } else {
+                let next = heading(Double(index) * 1.9)
+                source.send(.heading(next))
+                expected.append(.heading(next))
+            }
+        }
+        source.send(.authorizationChanged(.denied))
+        expected.append(.authorizationChanged(.denied))
+
+        // Losing authorization while enabled adds a permissionDenied fault, stamped as it happens.
+        let events = recorder.events
+        #expect(events.count == expected.count + 1)
+        #expect(Array(events.dropLast()) == expected)
+        #expect(events.last?.fault?.code == .permissionDenied)
+        #expect(names.values.first == .headingAuthorizationDidChange)
+        #expect(names.values.filter { $0 == .headingDidFail }.count == 5)
+        #expect(names.values.filter { $0 == .headingDidUpdate }.count == 196)
+    }
+
+    @Test func typedAccessorsReadOnlyTheirOwnName() {
+        let update = Notification.heading(.heading(heading(12)), object: nil)
+        #expect(update.name == .headingDidUpdate)
+        #expect(update.heading?.trueHeading == 12)
+        #expect(update.headingFault == nil)
+        #expect(update.headingAuthorizationStatus == nil)
+        let failure = Notification.heading(.fault(fault(.stale)), object: nil)
+        #expect(failure.name == .headingDidFail)
+        #expect(failure.headingFault?.code == .stale)
+        #expect(failure.heading == nil)
+        let change = Notification.heading(.authorizationChanged(.denied), object: nil)
+        #expect(change.name == .headingAuthorizationDidChange)
+        #expect(change.headingAuthorizationStatus == .denied)
+        #expect(Notification(name: .headingDidUpdate).heading == nil)
+        #expect(Notification(name: Notification.Name("other")).headingEvent == nil)
+    }
+
+    @Test func theAsyncSequenceYieldsTypedHeadingsInOrder() async {
+        let center = NotificationCenter()
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+        defer { bridge.cancel() }
+        let headings = center.headings(from: proxy)
+        let events = center.headingEvents()
+        proxy.enable()
+        source.send(trueHeading: 1)
+        source.send(.fault(fault()))
+        source.send(trueHeading: 2)
+        #expect(await collect(2, from: headings).map(\.trueHeading) == [1, 2])
+        let all = await collect(4, from: events)
+        #expect(all.count == 4)
+        #expect(all.first == .authorizationChanged(.authorized))
+        #expect(all.last?.heading?.trueHeading == 2)
+    }
+
+    @Test func thePublisherYieldsTypedHeadings() {
+        let center = NotificationCenter()
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+        defer { bridge.cancel() }
+        let recorder = EventRecorder()
+        let cancellable = center.headingPublisher(from: proxy).sink { @Sendable heading in
+            recorder.record(.heading(heading))
+        }
+        defer { cancellable.cancel() }
+        proxy.enable()
+        source.send(trueHeading: 7)
+        source.send(.fault(fault()))
+        source.send(trueHeading: 8)
+        #expect(recorder.headings.map(\.trueHeading) == [7, 8])
+    }
+
+    @Test func theBridgeCarriesOnAcrossDisableAndEnable() {
+        let center = NotificationCenter()
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+        let recorder = EventRecorder()
+        let token = center.addHeadingEventObserver(from: proxy) { recorder.record($0) }
+        defer { center.removeObserver(token) }
+        proxy.enable()
+        source.send(trueHeading: 1)
+        proxy.disable()
+        proxy.enable()
+        source.send(trueHeading: 2)
+        bridge.cancel()
+        source.send(trueHeading: 3)
+        #expect(recorder.headings.map(\.trueHeading) == [1, 2])
+    }
+}
+
+/// Notification names in the order observed.
+private final class NamesRecorder: Sendable {
+    private let names = Mutex<[Notification.Name]>([])
+    var values: [Notification.Name] { names.withLock { $0 } }
+    func append(_ name: Notification.Name) { names.withLock { $0.append(name) } }
+}
