@@ -16,7 +16,8 @@ struct Headingd: AsyncParsableCommand {
         abstract: "Reads compass headings from a source and prints one line per heading.",
         discussion: """
             With no options, headingd runs the built-in simulation (no hardware needed): a vessel \
-            swinging through north in steady turns, with noise and a 3 s sensor dropout every 30 s. \
+            swinging through north in steady turns, with noise and a 3 s sensor dropout every 30 s \
+            (each raises a deviceLost fault; headings resume after it). \
             Headings go to standard output; faults and authorization changes go to standard error, \
             one line each. headingd runs until SIGINT or SIGTERM, or until --count headings, and \
             then exits 0 after a clean shutdown.
@@ -46,8 +47,11 @@ struct Headingd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Simulation: seed; the same seed gives the same headings.", valueName: "n"))
     var seed: UInt64 = 1
 
-    @Option(help: ArgumentHelp("Simulation: seconds between sensor dropouts; 0 for none.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Simulation: seconds from one sensor dropout to the next; 0 for none.", valueName: "seconds"))
     var dropoutInterval: Double = 30
+
+    @Option(help: ArgumentHelp("Simulation: how long each dropout lasts, in seconds.", valueName: "seconds"))
+    var dropoutDuration: Double = 3
 
     @Flag(help: "Log headingd's own lifecycle at debug level on standard error.")
     var verbose = false
@@ -60,8 +64,13 @@ struct Headingd: AsyncParsableCommand {
         guard rate.isFinite, rate > 0, rate <= 100_000 else {
             throw ValidationError("--rate must be above 0 and at most 100000 Hz, not \(rate).")
         }
-        guard dropoutInterval.isFinite, dropoutInterval == 0 || dropoutInterval > 3 else {
-            throw ValidationError("--dropout-interval must be 0 (no dropouts) or longer than the 3 s dropout, not \(dropoutInterval).")
+        guard dropoutDuration.isFinite, dropoutDuration > 0 else {
+            throw ValidationError("--dropout-duration must be above 0 seconds, not \(dropoutDuration).")
+        }
+        guard dropoutInterval.isFinite, dropoutInterval == 0 || dropoutInterval > dropoutDuration else {
+            throw ValidationError(
+                "--dropout-interval must be 0 (no dropouts) or longer than --dropout-duration (\(dropoutDuration) s), not \(dropoutInterval)."
+            )
         }
     }
 
@@ -100,7 +109,8 @@ struct Headingd: AsyncParsableCommand {
                 configuration: HeadingSimulation.Configuration(
                     seed: seed,
                     rate: rate,
-                    dropoutInterval: dropoutInterval == 0 ? nil : dropoutInterval
+                    dropoutInterval: dropoutInterval == 0 ? nil : dropoutInterval,
+                    dropoutDuration: dropoutDuration
                 )
             )
         }

@@ -96,7 +96,8 @@ struct SimulatedHeadingSourceTests {
         let recorder = EventRecorder()
         source.delegate = recorder
         source.start()
-        await clock.advance(by: .seconds(1))
+        // Advance to instants between ticks: TestClock suspends a sleep whose deadline equals now.
+        await clock.advance(by: .seconds(1.05))
         // Ticks at 0.0, 0.1, …, 1.0 s: eleven headings, and no more until the clock moves on.
         #expect(await recorder.wait { $0.count >= 11 })
         #expect(recorder.events.count == 11)
@@ -115,7 +116,7 @@ struct SimulatedHeadingSourceTests {
         let recorder = EventRecorder()
         source.delegate = recorder
         source.start()
-        await clock.advance(by: .seconds(2.5))  // ticks 0…125, with dropouts at 0.8 s and 1.8 s
+        await clock.advance(by: .seconds(2.51))  // ticks 0…125, with dropouts at 0.8 s and 1.8 s
         var simulation = HeadingSimulation(configuration: configuration)
         var expected: [HeadingEvent] = []
         for _ in 0...125 {

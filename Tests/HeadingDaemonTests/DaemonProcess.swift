@@ -1,0 +1,148 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The real `headingd` binary, run as a child process with its output captured.
+///
+/// Safety: `@unchecked Sendable` because `process` is configured before `start()` and afterwards
+/// used only through `Process`'s thread-safe accessors, and `state` is read and written only while
+/// holding `lock`.
+final class DaemonProcess: @unchecked Sendable {
+    private struct State {
+        var output = Data()
+        var errors = Data()
+        var waiter: CheckedContinuation<Void, Never>?
+        var exited = false
+        var version = 0
+    }
+
+    /// The `headingd` built beside the test bundle.
+    static let executableURL: URL = {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return testBinary.deletingLastPathComponent().appendingPathComponent("headingd")
+    }()
+
+    private let process = Process()
+    private let lock = NSLock()
+    private var state = State()
+
+    init(arguments: [String]) {
+        process.executableURL = Self.executableURL
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+    }
+
+    /// Everything written to standard output so far.
+    var output: String { lock.withLock { String(decoding: state.output, as: UTF8.self) } }
+    /// Everything written to standard error so far.
+    var errors: String { lock.withLock { String(decoding: state.errors, as: UTF8.self) } }
+    /// Complete standard output lines so far.
+    var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    /// The exit status, once exited.
+    var terminationStatus: Int32 { process.terminationStatus }
+    /// Whether it exited normally (rather than by a signal).
+    var exitedNormally: Bool { process.terminationReason == .exit }
+    /// The process ID.
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    func start() throws {
+        let outputPipe = Pipe()
+        let errorPipe = Pipe()
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+        outputPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            self?.update { $0.output.append(data) }
+        }
+        errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            self?.update { $0.errors.append(data) }
+        }
+        process.terminationHandler = { [weak self] _ in
+            // Drain what the pipes still hold, then report the exit.
+            let restOfOutput = outputPipe.fileHandleForReading.readDataToEndOfFile()
+            let restOfErrors = errorPipe.fileHandleForReading.readDataToEndOfFile()
+            self?.update {
+                $0.output.append(restOfOutput)
+                $0.errors.append(restOfErrors)
+                $0.exited = true
+            }
+        }
+        try process.run()
+    }
+
+    /// Sends a signal.
+    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits until `condition` holds over (standard output, exited), re-checking on every change,
+    /// for at most `timeout`. Returns whether it held.
+    func wait(timeout: Duration = .seconds(30), until condition: @escaping @Sendable (String, Bool) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (holds, version) = lock.withLock {
+                (condition(String(decoding: state.output, as: UTF8.self), state.exited), state.version)
+            }
+            if holds { return true }
+            if ContinuousClock.now >= deadline { return false }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.nextChange(after: version) }
+                group.addTask { try? await Task.sleep(until: deadline) }
+                await group.next()
+                group.cancelAll()
+                self.wakeWaiter()
+            }
+        }
+    }
+
+    /// Waits for exit for at most `timeout`; kills the process if it is still running then.
+    func waitForExit(timeout: Duration = .seconds(30)) async -> Bool {
+        let exited = await wait(timeout: timeout) { _, exited in exited }
+        if !exited { process.terminate(); kill(process.processIdentifier, SIGKILL) }
+        return exited
+    }
+
+    /// Runs headingd to completion and returns it.
+    static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> DaemonProcess {
+        let daemon = DaemonProcess(arguments: arguments)
+        try daemon.start()
+        _ = await daemon.waitForExit(timeout: timeout)
+        return daemon
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    private func update(_ change: (inout State) -> Void) {
+        let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
+            change(&state)
+            state.version += 1
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns after the first change past `version` (at once if one already happened).
+    private func nextChange(after version: Int) async {
+        await withCheckedContinuation { continuation in
+            let changed = lock.withLock {
+                if state.version != version { return true }
+                state.waiter = continuation
+                return false
+            }
+            if changed { continuation.resume() }
+        }
+    }
+
+    private func wakeWaiter() {
+        let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}
