@@ -42,6 +42,8 @@ struct HeadingSimulationTests {
         #expect(westward >= 1)
         #expect(headings.allSatisfy { $0.magneticHeading != nil && $0.headingAccuracy != nil })
         #expect(headings.allSatisfy { $0.kind == .simulated && $0.source == "simulation" })
+        // Reported to 0.01°, as a sensor would, and printed that short.
+        #expect(headings.allSatisfy { "\($0.trueHeading!)".count <= 6 && "\($0.magneticHeading!)".count <= 6 })
     }
 
     @Test func turnsAreSteadyBetweenNoise() {

@@ -126,11 +126,10 @@ public struct HeadingSimulation: Sendable {
             }
         }
         let noise = random.nextGaussian(standardDeviation: configuration.noise)
-        let trueHeading = ((swing(at: time) + noise) * 100).rounded() / 100
         return .heading(
             Heading(
-                trueHeading: trueHeading,
-                magneticHeading: ((trueHeading - variation) * 100).rounded() / 100,
+                trueHeading: Self.centidegrees(swing(at: time) + noise),
+                magneticHeading: Self.centidegrees(swing(at: time) + noise - variation),
                 headingAccuracy: (2 * configuration.noise * 100).rounded() / 100,
                 timestamp: timestamp,
                 source: configuration.sourceName,
@@ -138,6 +137,12 @@ public struct HeadingSimulation: Sendable {
                 magneticVariation: variation
             )
         )
+    }
+
+    /// `degrees` on the circle, rounded to 0.01° as a sensor would report it. Folding before
+    /// rounding keeps the printed value short: −48.16 + 360 is 311.84000000000003, not 311.84.
+    private static func centidegrees(_ degrees: Double) -> Double {
+        (Degrees.normalized(degrees)! * 100).rounded() / 100
     }
 
     /// The noiseless heading at a time: a trapezoid wave around ``center`` through north.
