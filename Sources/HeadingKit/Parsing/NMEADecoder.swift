@@ -1,0 +1,271 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Turns NMEA 0183 sentences into ``NMEAReport``s: pure functions, no state, no I/O.
+///
+/// Heading sentences, any talker: `HDT` (true), `HDG` (sensor heading with deviation and variation:
+/// magnetic = sensor + deviation, true = magnetic + variation, East positive; an empty deviation
+/// counts as zero for the magnetic heading and stays unknown in the report), `HDM` (magnetic),
+/// `THS` (true, with a mode; `V` is no heading), `PASHR` (true heading, roll, pitch, heading
+/// standard deviation) and `PTNTHTM` (True North Technologies: true heading, magnetometer status,
+/// pitch, roll). Course over ground: `RMC` (with magnetic variation) and `VTG`. Times: `RMC`, `ZDA`
+/// and `PASHR`. Every other sentence is ``NMEAReport/Content/none``.
+public enum NMEADecoder {
+    /// Decodes one line.
+    /// - Parameter line: The line's bytes.
+    /// - Returns: What the sentence reports.
+    /// - Throws: ``LineDecodingError`` for a malformed sentence or a value out of range.
+    public static func decode(_ line: some Collection<UInt8>) throws(LineDecodingError) -> NMEAReport {
+        try decode(NMEASentence(line))
+    }
+
+    /// Decodes one parsed sentence.
+    /// - Parameter sentence: The sentence.
+    /// - Returns: What the sentence reports.
+    /// - Throws: ``LineDecodingError`` for a field that is not a number or is out of range.
+    public static func decode(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport {
+        let kind = kind(forTalker: sentence.talker)
+        var time: NMEAReport.Time?
+        let content: NMEAReport.Content
+        switch sentence.type {
+        case "HDT":
+            content = try heading(sentence, 1, "true heading").map { .heading(HeadingReading(trueHeading: $0, kind: kind)) }
+                ?? .noHeading
+        case "HDM":
+            content = try heading(sentence, 1, "magnetic heading").map {
+                .heading(HeadingReading(magneticHeading: $0, kind: .compass))
+            } ?? .noHeading
+        case "HDG":
+            content = try headingFromHDG(sentence)
+        case "THS":
+            content = try headingFromTHS(sentence, kind: kind)
+        case "PASHR":
+            (content, time) = try headingFromPASHR(sentence)
+        case "PTNTHTM":
+            content = try headingFromPTNTHTM(sentence)
+        case "RMC":
+            (content, time) = try courseFromRMC(sentence)
+        case "VTG":
+            content = try courseFromVTG(sentence)
+        case "ZDA":
+            time = try dateFromZDA(sentence)
+            content = .none
+        default:
+            content = .none
+        }
+        return NMEAReport(address: sentence.address, content: content, time: time)
+    }
+
+    // MARK: Heading sentences
+
+    private static func headingFromHDG(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport.Content {
+        guard let sensor = try heading(sentence, 1, "sensor heading") else { return .noHeading }
+        let deviation = try signedAngle(sentence, 2, 3, "deviation")
+        let variation = try signedAngle(sentence, 4, 5, "variation")
+        let magnetic = sensor + (deviation ?? 0)
+        return .heading(
+            HeadingReading(
+                trueHeading: variation.map { magnetic + $0 },
+                magneticHeading: magnetic,
+                magneticVariation: variation,
+                deviation: deviation,
+                kind: .compass
+            )
+        )
+    }
+
+    private static func headingFromTHS(_ sentence: NMEASentence, kind: Heading.Kind) throws(LineDecodingError)
+        -> NMEAReport.Content
+    {
+        // Mode: A autonomous, E estimated (dead reckoning), M manual, S simulator, V not valid.
+        guard let mode = sentence.character(2) else {
+            throw .malformed("field 2 (mode) is empty; expected A, E, M, S or V")
+        }
+        guard "AEMSV".contains(mode) else { throw .malformed("field 2 (mode) is '\(mode)'; expected A, E, M, S or V") }
+        guard mode != "V", let value = try heading(sentence, 1, "true heading") else { return .noHeading }
+        return .heading(HeadingReading(trueHeading: value, kind: kind))
+    }
+
+    private static func headingFromPASHR(_ sentence: NMEASentence) throws(LineDecodingError)
+        -> (NMEAReport.Content, NMEAReport.Time?)
+    {
+        let time = try timeOfDay(sentence, 1).map { NMEAReport.Time.timeOfDay(seconds: $0) }
+        guard let value = try heading(sentence, 2, "heading") else { return (.noHeading, time) }
+        let reference = sentence[3]
+        guard reference.isEmpty || reference == "T" else {
+            throw .malformed("field 3 (heading reference) is '\(reference)'; expected T (true)")
+        }
+        let reading = HeadingReading(
+            trueHeading: value,
+            accuracy: try bounded(sentence, 9, "heading accuracy", 0...180),
+            pitch: try bounded(sentence, 5, "pitch", -90...90),
+            roll: try bounded(sentence, 4, "roll", -180...180),
+            kind: .inertial
+        )
+        return (.heading(reading), time)
+    }
+
+    private static func headingFromPTNTHTM(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport.Content {
+        guard let value = try heading(sentence, 1, "true heading") else { return .noHeading }
+        // Magnetometer status: N normal, M low and O high warnings still give a usable heading;
+        // C calibration alarm, L low alarm, P high alarm and V voltage alarm do not.
+        switch sentence.character(2) {
+        case "C": return .alarm(.calibrationNeeded, reason: "compass reports a magnetometer calibration alarm")
+        case "L": return .alarm(.deviceLost, reason: "compass reports a low magnetic field alarm")
+        case "P": return .alarm(.deviceLost, reason: "compass reports a high magnetic field alarm")
+        case "V": return .alarm(.deviceLost, reason: "compass reports a magnetometer voltage alarm")
+        default: break
+        }
+        return .heading(
+            HeadingReading(
+                trueHeading: value,
+                pitch: try bounded(sentence, 3, "pitch", -180...180),
+                roll: try bounded(sentence, 5, "roll", -180...180),
+                kind: .compass
+            )
+        )
+    }
+
+    // MARK: Course sentences
+
+    private static let metresPerSecondPerKnot = 1852.0 / 3600.0
+
+    private static func courseFromRMC(_ sentence: NMEASentence) throws(LineDecodingError)
+        -> (NMEAReport.Content, NMEAReport.Time?)
+    {
+        var time: NMEAReport.Time?
+        if let seconds = try timeOfDay(sentence, 1), let day = try dateFromRMC(sentence) {
+            time = .date(secondsSince1970: day + seconds)
+        }
+        // Status A is a valid fix; V is a warning; FAA mode N (field 12) is not valid either.
+        guard sentence.character(2) == "A", sentence.character(12) != "N",
+            let track = try heading(sentence, 8, "course"),
+            let knots = try bounded(sentence, 7, "speed", 0...10_000)
+        else { return (.none, time) }
+        let variation = try signedAngle(sentence, 10, 11, "variation")
+        let reading = HeadingReading(
+            trueHeading: track,
+            magneticHeading: variation.map { track - $0 },
+            magneticVariation: variation,
+            kind: .courseOverGround
+        )
+        return (.course(reading, speed: knots * metresPerSecondPerKnot), time)
+    }
+
+    private static func courseFromVTG(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport.Content {
+        // NMEA 2.3+: track,T,track,M,knots,N,km/h,K[,mode]; before 2.0: track,track,knots,km/h.
+        let modern = sentence[2] == "T" || sentence[4] == "M" || sentence[6] == "N"
+        let trueIndex = 1
+        let magneticIndex = modern ? 3 : 2
+        let knotsIndex = modern ? 5 : 3
+        guard !(modern && sentence.character(9) == "N"),
+            let knots = try bounded(sentence, knotsIndex, "speed", 0...10_000)
+        else { return .none }
+        let track = try heading(sentence, trueIndex, "true course")
+        let magnetic = try heading(sentence, magneticIndex, "magnetic course")
+        guard track != nil || magnetic != nil else { return .none }
+        let reading = HeadingReading(trueHeading: track, magneticHeading: magnetic, kind: .courseOverGround)
+        return .course(reading, speed: knots * metresPerSecondPerKnot)
+    }
+
+    // MARK: Times
+
+    private static func dateFromZDA(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport.Time? {
+        guard let seconds = try timeOfDay(sentence, 1),
+            let day = try sentence.number(2, "day"), let month = try sentence.number(3, "month"),
+            let year = try sentence.number(4, "year")
+        else { return nil }
+        let start = try dayStart(year: year, month: month, day: day)
+        return .date(secondsSince1970: start + seconds)
+    }
+
+    private static func dateFromRMC(_ sentence: NMEASentence) throws(LineDecodingError) -> Double? {
+        let text = sentence[9]
+        guard !text.isEmpty else { return nil }
+        guard text.count == 6, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), let value = Int(text) else {
+            throw .malformed("field 9 (date) is '\(text)'; expected ddmmyy")
+        }
+        // Two-digit years: 80–99 are 1980–1999, 00–79 are 2000–2079, as GPS receivers mean them.
+        let year = value % 100
+        return try dayStart(year: Double(year < 80 ? 2000 + year : 1900 + year), month: Double(value / 100 % 100), day: Double(value / 10_000))
+    }
+
+    private static func timeOfDay(_ sentence: NMEASentence, _ index: Int) throws(LineDecodingError) -> Double? {
+        let text = sentence[index]
+        guard !text.isEmpty else { return nil }
+        guard let value = try sentence.number(index, "time"), value >= 0, text.count >= 6,
+            text.prefix(6).allSatisfy(\.isNumber)
+        else { throw .malformed("field \(index) (time) is '\(text)'; expected hhmmss.ss") }
+        let hours = (value / 10_000).rounded(.down)
+        let minutes = ((value - hours * 10_000) / 100).rounded(.down)
+        let seconds = value - hours * 10_000 - minutes * 100
+        guard hours < 24, minutes < 60, seconds < 61 else {
+            throw .outOfRange("field \(index) (time) '\(text)' is not a time of day")
+        }
+        return hours * 3600 + minutes * 60 + seconds
+    }
+
+    private static func dayStart(year: Double, month: Double, day: Double) throws(LineDecodingError) -> Double {
+        guard (1980...2200).contains(year), (1...12).contains(month), (1...31).contains(day) else {
+            throw .outOfRange("date \(Int(year))-\(Int(month))-\(Int(day)) is not a valid date")
+        }
+        // Days from 1970-01-01 to the date (proleptic Gregorian; Howard Hinnant's days_from_civil).
+        let y = Int(year) - (month <= 2 ? 1 : 0)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let m = Int(month)
+        let dayOfYear = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return Double(era * 146_097 + dayOfEra - 719_468) * 86_400
+    }
+
+    // MARK: Fields
+
+    /// A heading field: empty is `nil`; otherwise it must lie in [0, 360] (360 folds to 0 later).
+    private static func heading(_ sentence: NMEASentence, _ index: Int, _ name: String) throws(LineDecodingError)
+        -> Double?
+    {
+        guard let value = try sentence.number(index, name) else { return nil }
+        guard (0...360).contains(value) else {
+            throw .outOfRange("field \(index) (\(name)) \(sentence[index]) is outside 0–360°")
+        }
+        return value
+    }
+
+    /// A value with an E/W direction field after it: East positive.
+    private static func signedAngle(_ sentence: NMEASentence, _ index: Int, _ directionIndex: Int, _ name: String)
+        throws(LineDecodingError) -> Double?
+    {
+        guard let value = try sentence.number(index, name) else { return nil }
+        guard (0...180).contains(abs(value)) else {
+            throw .outOfRange("field \(index) (\(name)) \(sentence[index]) is outside ±180°")
+        }
+        switch sentence.character(directionIndex) {
+        case "E": return value
+        case "W": return -value
+        case nil: throw .malformed("field \(directionIndex) (\(name) direction) is empty; expected E or W")
+        case let other?: throw .malformed("field \(directionIndex) (\(name) direction) is '\(other)'; expected E or W")
+        }
+    }
+
+    private static func bounded(_ sentence: NMEASentence, _ index: Int, _ name: String, _ range: ClosedRange<Double>)
+        throws(LineDecodingError) -> Double?
+    {
+        guard let value = try sentence.number(index, name) else { return nil }
+        guard range.contains(value) else {
+            throw .outOfRange("field \(index) (\(name)) \(sentence[index]) is outside \(range.lowerBound)…\(range.upperBound)")
+        }
+        return value
+    }
+
+    /// The kind of sensor a talker ID suggests: gyro for HE/HN, GNSS compass for satellite talkers.
+    private static func kind(forTalker talker: String?) -> Heading.Kind {
+        switch talker {
+        case "HE", "HN": .inertial
+        case "GP", "GN", "GA", "GL", "GB", "GQ", "GI", "BD": .gnssCompass
+        default: .compass
+        }
+    }
+}
