@@ -40,7 +40,7 @@ struct HeadingLineFormatter: Sendable {
             text += " true \(Self.degrees(heading.trueHeading))"
             text += " magnetic \(Self.degrees(heading.magneticHeading))"
             if let accuracy = heading.headingAccuracy { text += " ±\(Self.degrees(accuracy))" }
-            return text
+            return text + " (\(heading.kind))"
         }
     }
 

@@ -21,6 +21,15 @@ struct Headingd: AsyncParsableCommand {
             Headings go to standard output; faults and authorization changes go to standard error, \
             one line each. headingd runs until SIGINT or SIGTERM, or until --count headings, and \
             then exits 0 after a clean shutdown.
+
+            --source replay:PATH replays a recording: raw NMEA 0183 (HDT, HDG, HDM, THS, PASHR, \
+            PTNTHTM; RMC and VTG course over ground above 1 knot), gpsd JSON as 'gpspipe -w' writes \
+            it (ATT, TPV, DEVICE, ERROR), or gpsd's regression logs, mixed freely. Each bad line is \
+            reported as 'FILE:LINE: reason' and skipped; the lines around it are delivered. At the \
+            end of the file headingd prints a summary on standard error and exits 0.
+
+            Exit status: 0 on success; 64 for bad arguments; 65 with --strict when any line was \
+            skipped or the file is in an unsupported (binary) format; 66 when the file cannot be read.
             """
     )
 
@@ -41,7 +50,21 @@ struct Headingd: AsyncParsableCommand {
     )
     var filter: Double = 0
 
-    @Option(help: ArgumentHelp("Simulation: headings per second.", valueName: "hz"))
+    @Option(help: ArgumentHelp("Replay: a multiple of the recorded speed (10 is ten times faster), or 'max' for flat out.", valueName: "n|max"))
+    var speed = ReplaySpeedArgument(speed: .asRecorded)
+
+    @Flag(help: "Replay: start the recording again at its end, until stopped.")
+    var loop = false
+
+    @Flag(help: "Replay: exit 65 (EX_DATAERR) after the replay if any line was malformed or out of range.")
+    var strict = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Simulation: headings per second. Replay: headings per second for a recording that carries no times.",
+            valueName: "hz"
+        )
+    )
     var rate: Double = 10
 
     @Option(help: ArgumentHelp("Simulation: seed; the same seed gives the same headings.", valueName: "n"))
@@ -82,24 +105,52 @@ struct Headingd: AsyncParsableCommand {
         }
         let logger = Logger(label: "headingd")
 
-        let proxy = HeadingProxy(source: makeSource(), logger: logger)
+        let source = makeSource()
+        let proxy = HeadingProxy(source: source, logger: logger)
         proxy.headingFilter = filter
         let bridge = HeadingNotificationBridge(proxy: proxy, center: .heading)
         defer { bridge.cancel() }
 
         let log = StdoutHeadingLog(center: .heading, format: format, limit: count)
-        // Shut down in reverse order: the proxy stops first, then the log that prints its events.
+        let replay = source as? ReplayHeadingSource
+        // Shut down in reverse order: the proxy stops the source first, then the rest end.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log")
+        ]
+        if let replay {
+            services.append(
+                .init(service: ReplayWatcher(source: replay), successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay")
+            )
+        }
+        services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy"))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log"),
-                    .init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy"),
-                ],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
         )
         try await group.run()
+
+        if let replay { try finish(replay.summary, path: replay.configuration.path) }
+    }
+
+    /// Prints the replay's summary and turns its outcome into the exit status.
+    private func finish(_ summary: ReplayHeadingSource.Summary, path: String) throws {
+        LineWriter.standardError.write("headingd: replay of \(path): \(summary)")
+        switch summary.outcome {
+        case .unavailable:
+            throw ExitCode(66)  // EX_NOINPUT
+        case .unsupported where strict:
+            LineWriter.standardError.write("headingd: --strict: \(path) is in an unsupported format")
+            throw ExitCode(65)  // EX_DATAERR
+        case .running, .completed, .stopped, .unsupported:
+            break
+        }
+        if strict, summary.skippedLines > 0 {
+            LineWriter.standardError.write("headingd: --strict: \(summary.skippedLines) lines of \(path) were skipped")
+            throw ExitCode(65)  // EX_DATAERR
+        }
     }
 
     private func makeSource() -> any HeadingSource {
@@ -112,6 +163,10 @@ struct Headingd: AsyncParsableCommand {
                     dropoutInterval: dropoutInterval == 0 ? nil : dropoutInterval,
                     dropoutDuration: dropoutDuration
                 )
+            )
+        case .replay(let path):
+            ReplayHeadingSource(
+                configuration: .init(path: path, speed: speed.speed, loops: loop, untimedRate: rate)
             )
         }
     }

@@ -17,6 +17,14 @@ struct DegreesTests {
         #expect(result.sign == .plus)
     }
 
+    @Test func normalizedRemovesTheBinaryNoiseOfSums() {
+        #expect(Degrees.normalized(229.8 + 1.3) == 231.1)
+        #expect("\(Degrees.normalized(229.8 + 1.3)!)" == "231.1")
+        #expect(Degrees.normalized(-48.16) == 311.84)
+        #expect(Degrees.normalized(359.9999999999) == 0)
+        #expect(Degrees.normalized(274.07) == 274.07)
+    }
+
     @Test func normalizedRejectsNonFiniteValues() {
         #expect(Degrees.normalized(.nan) == nil)
         #expect(Degrees.normalized(.infinity) == nil)

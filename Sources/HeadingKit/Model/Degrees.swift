@@ -6,16 +6,19 @@
 /// Every heading in HeadingKit lies in `[0, 360)`. These functions keep it there and measure
 /// differences the short way round the circle, so that 359.5° and 0.3° are 0.8° apart, not 359.2°.
 public enum Degrees {
-    /// Returns `degrees` folded into `[0, 360)`, or `nil` when it is not finite.
+    /// Returns `degrees` folded into `[0, 360)` and rounded to a nanodegree, or `nil` when it is not finite.
     ///
     /// The result is never negative and never 360.0: a value a rounding error below 360
-    /// (such as `-1e-15 + 360`) becomes 0.
+    /// (such as `-1e-15 + 360`) becomes 0. Rounding to 1e-9° removes the binary noise of sums
+    /// (229.8 + 1.3 is 231.10000000000002) and of folding (−48.16 + 360 is 311.84000000000003)
+    /// while staying far below any sensor's resolution.
     /// - Parameter degrees: Any finite angle in degrees.
     /// - Returns: The same direction as an angle in `[0, 360)`, or `nil` for NaN or infinity.
     public static func normalized(_ degrees: Double) -> Double? {
         guard degrees.isFinite else { return nil }
         var folded = degrees.truncatingRemainder(dividingBy: 360)
         if folded < 0 { folded += 360 }
+        folded = (folded * 1e9).rounded() / 1e9
         if folded >= 360 { folded = 0 }
         // -0.0 folds to 0.0 so that JSON output never shows "-0".
         return folded == 0 ? 0 : folded

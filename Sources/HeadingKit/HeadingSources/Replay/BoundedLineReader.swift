@@ -1,0 +1,124 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a file's lines in fixed-size chunks, so memory stays bounded whatever the line length:
+/// a line longer than the limit is reported with its length, and its content is not kept.
+final class BoundedLineReader {
+    /// One line, or the report of an overlong one.
+    enum Line {
+        /// A line's bytes, without the newline, valid until the next call.
+        case text(number: Int)
+        /// A line longer than the limit, with its full length in bytes.
+        case overlong(number: Int, length: Int)
+    }
+
+    /// Why a file could not be opened or read, with the system's error number.
+    struct ReadError: Error {
+        let errorNumber: Int32
+        var description: String { String(cString: strerror(errorNumber)) }
+    }
+
+    private let fileDescriptor: Int32
+    private let maximumLineLength: Int
+    private var chunk: [UInt8]
+    private var chunkStart = 0
+    private var chunkEnd = 0
+    private var isAtEnd = false
+    private var lineNumber = 0
+    /// The current line's bytes (for ``Line/text(number:)``).
+    private(set) var line: [UInt8] = []
+
+    /// Opens a file for reading.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - maximumLineLength: The longest line kept, in bytes.
+    ///   - chunkSize: How much to read at a time.
+    /// - Throws: ``ReadError`` when the file cannot be opened.
+    init(path: String, maximumLineLength: Int, chunkSize: Int = 64 * 1024) throws(ReadError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ReadError(errorNumber: errno) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+            close(descriptor)
+            throw ReadError(errorNumber: EISDIR)
+        }
+        self.fileDescriptor = descriptor
+        self.maximumLineLength = maximumLineLength
+        self.chunk = [UInt8](repeating: 0, count: chunkSize)
+        line.reserveCapacity(min(maximumLineLength, 256))
+    }
+
+    deinit { close(fileDescriptor) }
+
+    /// Reads up to `count` bytes from the start of the file without consuming them, to inspect its format.
+    /// - Parameter count: How many bytes to look at.
+    /// - Returns: The bytes.
+    /// - Throws: ``ReadError`` when reading fails.
+    func peek(_ count: Int) throws(ReadError) -> ArraySlice<UInt8> {
+        while chunkEnd - chunkStart < min(count, chunk.count), !isAtEnd { try fill() }
+        return chunk[chunkStart..<min(chunkEnd, chunkStart + count)]
+    }
+
+    /// The next line, or `nil` at the end of the file.
+    /// - Throws: ``ReadError`` when reading fails.
+    func next() throws(ReadError) -> Line? {
+        line.removeAll(keepingCapacity: true)
+        var length = 0
+        while true {
+            if chunkStart == chunkEnd {
+                if isAtEnd {
+                    guard length > 0 else { return nil }
+                    return finish(length: length)
+                }
+                try fill()
+                continue
+            }
+            let available = chunkEnd - chunkStart
+            let end = chunk.withUnsafeBufferPointer { buffer -> Int? in
+                memchr(buffer.baseAddress! + chunkStart, Int32(UInt8(ascii: "\n")), available).map {
+                    buffer.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+            let stop = end ?? chunkEnd
+            let piece = stop - chunkStart
+            if length + piece <= maximumLineLength { line.append(contentsOf: chunk[chunkStart..<stop]) }
+            length += piece
+            chunkStart = end.map { $0 + 1 } ?? chunkEnd
+            if end != nil { return finish(length: length) }
+        }
+    }
+
+    private func finish(length: Int) -> Line {
+        lineNumber += 1
+        if length > maximumLineLength {
+            line.removeAll(keepingCapacity: true)
+            return .overlong(number: lineNumber, length: length)
+        }
+        return .text(number: lineNumber)
+    }
+
+    private func fill() throws(ReadError) {
+        if chunkStart > 0 {
+            chunk.withUnsafeMutableBufferPointer { buffer in
+                _ = memmove(buffer.baseAddress!, buffer.baseAddress! + chunkStart, chunkEnd - chunkStart)
+            }
+            chunkEnd -= chunkStart
+            chunkStart = 0
+        }
+        guard chunkEnd < chunk.count else { return }
+        let count = chunk.withUnsafeMutableBufferPointer { buffer in
+            read(fileDescriptor, buffer.baseAddress! + chunkEnd, buffer.count - chunkEnd)
+        }
+        if count < 0 {
+            if errno == EINTR { return }
+            throw ReadError(errorNumber: errno)
+        }
+        if count == 0 { isAtEnd = true } else { chunkEnd += count }
+    }
+}

@@ -1,0 +1,238 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+
+/// Turns the lines of one recording into heading events: pure, no I/O, one line at a time.
+///
+/// Each line is read for what it is — a `#` comment (gpsd's regression logs), a gpsd JSON report,
+/// or an NMEA 0183 sentence — so a file may mix them, as gpsd's own `.chk` outputs do. State
+/// carried from line to line:
+/// - the recording's time, from RMC and ZDA dates, PASHR times of day and gpsd `time` fields,
+///   which stamps headings that carry no time of their own and paces the replay;
+/// - duplicates: an `ATT` report within a few lines after the NMEA heading sentence gpsd made it
+///   from, a `TPV` track within a few lines after an NMEA course sentence, or a `VTG` course
+///   repeating the `RMC` course of the same fix, is the same measurement twice and is dropped
+///   (counted in ``Output/isDuplicate``);
+/// - compass alarms: a fault when a magnetometer alarm starts, no headings while it lasts.
+public struct ReplayDecoder: Sendable {
+    /// What one line produced.
+    public struct Output: Sendable, Hashable {
+        /// The heading or fault the line produced, if any.
+        public var event: HeadingEvent?
+        /// The recording time the line carries, in seconds, for pacing. Seconds since 1970 once the
+        /// recording has given a date; before that, seconds since midnight.
+        public var recordingTime: Double?
+        /// Whether the line was malformed or out of range (its fault is ``event``).
+        public var isSkipped = false
+        /// Whether the line repeated a measurement an earlier line already delivered.
+        public var isDuplicate = false
+    }
+
+    /// The longest line read, in bytes; longer lines are reported and skipped.
+    public static let maximumLineLength = 4096
+    /// How many lines after an NMEA heading sentence an `ATT` report counts as its duplicate.
+    static let attitudeDuplicateWindow = 3
+    /// How many lines after an NMEA course sentence a `TPV` track counts as its duplicate.
+    static let courseDuplicateWindow = 32
+
+    /// The path named in faults.
+    public let path: String
+    /// The source name headings and faults carry.
+    public let sourceName: String
+    /// The speed below which course over ground is noise and no heading, in metres per second.
+    public let minimumCourseSpeed: Double
+
+    private var dayStart: Double?
+    private var lastTime: Double?
+    private var deviceTime: Date?
+    private var lastAttitudeSentenceLine = Int.min / 2
+    private var lastCourseSentenceLine = Int.min / 2
+    private var isAlarmActive = false
+    /// The last NMEA course, with the recording time it was read at: RMC and VTG of one fix say the same.
+    private var lastCourse: (time: Double?, reading: HeadingReading)?
+
+    /// Creates a decoder for one recording.
+    /// - Parameters:
+    ///   - path: The file's path, as faults name it.
+    ///   - sourceName: The source name for headings and faults.
+    ///   - minimumCourseSpeed: Below this speed (m/s) course over ground gives no heading. Default 0.5 (about 1 knot).
+    public init(path: String, sourceName: String, minimumCourseSpeed: Double = 0.5) {
+        self.path = path
+        self.sourceName = sourceName
+        self.minimumCourseSpeed = minimumCourseSpeed
+    }
+
+    /// Forgets the recording's time, as at the start of the file: for a replay that loops.
+    public mutating func restart() {
+        self = ReplayDecoder(path: path, sourceName: sourceName, minimumCourseSpeed: minimumCourseSpeed)
+    }
+
+    /// Decodes one line.
+    /// - Parameters:
+    ///   - line: The line's bytes, without its newline.
+    ///   - number: Its 1-based line number.
+    ///   - receivedAt: Now: the timestamp of headings when the recording has not given a date yet.
+    /// - Returns: What the line produced.
+    public mutating func decode(_ line: some BidirectionalCollection<UInt8>, number: Int, receivedAt: Date) -> Output {
+        var content = line.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        while let last = content.last, last == 0x0D || last == 0x20 || last == 0x09 { content = content.dropLast() }
+        guard let first = content.first else { return Output() }
+        do throws(LineDecodingError) {
+            switch first {
+            case UInt8(ascii: "#"):
+                return Output()
+            case UInt8(ascii: "{"):
+                return try decodeReport(GPSDReportDecoder.decode(content), number: number, receivedAt: receivedAt)
+            case UInt8(ascii: "$"), UInt8(ascii: "!"):
+                return try decodeSentence(NMEADecoder.decode(content), number: number, receivedAt: receivedAt)
+            default:
+                if content.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
+                    throw LineDecodingError.malformed("binary data, not an NMEA 0183 sentence or a gpsd JSON report")
+                }
+                throw LineDecodingError.malformed("not an NMEA 0183 sentence or a gpsd JSON report")
+            }
+        } catch {
+            return skipped(error, number: number, receivedAt: receivedAt)
+        }
+    }
+
+    /// The output for a line too long to read: its fault.
+    /// - Parameters:
+    ///   - length: The line's length in bytes.
+    ///   - number: Its line number.
+    ///   - receivedAt: Now.
+    /// - Returns: A skipped output with a ``HeadingFault/Code/malformedInput`` fault.
+    public func overlongLine(length: Int, number: Int, receivedAt: Date) -> Output {
+        skipped(
+            .malformed("line of \(length) bytes is longer than \(Self.maximumLineLength); skipped"),
+            number: number,
+            receivedAt: receivedAt
+        )
+    }
+
+    // MARK: NMEA
+
+    private mutating func decodeSentence(_ report: NMEAReport, number: Int, receivedAt: Date) -> Output {
+        var output = Output(recordingTime: report.time.map { observe($0) })
+        if report.isAttitudeSentence { lastAttitudeSentenceLine = number }
+        if report.isCourseSentence { lastCourseSentenceLine = number }
+        switch report.content {
+        case .heading(let reading):
+            output.event = deliver(reading, receivedAt: receivedAt)
+        case .course(let reading, let speed):
+            // VTG after RMC in the same fix (no new time since) with the same track is one measurement.
+            if let lastCourse, lastCourse.time == lastTime, lastCourse.reading.trueHeading == reading.trueHeading {
+                output.isDuplicate = true
+                return output
+            }
+            lastCourse = (lastTime, reading)
+            if speed >= minimumCourseSpeed { output.event = .heading(reading.heading(at: timestamp(receivedAt), source: sourceName)) }
+        case .alarm(let code, let reason):
+            output.event = alarm(code, reason, number: number, receivedAt: receivedAt)
+        case .noHeading, .none:
+            break
+        }
+        return output
+    }
+
+    // MARK: gpsd JSON
+
+    private mutating func decodeReport(_ report: GPSDReport, number: Int, receivedAt: Date) -> Output {
+        var output = Output()
+        if let time = report.time {
+            output.recordingTime = time.timeIntervalSince1970
+            deviceTime = time
+            lastTime = time.timeIntervalSince1970
+        }
+        switch report {
+        case .attitude(let reading, _, _):
+            guard number - lastAttitudeSentenceLine > Self.attitudeDuplicateWindow else {
+                output.isDuplicate = true
+                return output
+            }
+            if let reading { output.event = deliver(reading, receivedAt: receivedAt) }
+        case .attitudeAlarm(let code, let reason, _, _):
+            guard number - lastAttitudeSentenceLine > Self.attitudeDuplicateWindow else {
+                output.isDuplicate = true
+                return output
+            }
+            output.event = alarm(code, reason, number: number, receivedAt: receivedAt)
+        case .position(let course, let speed, _, _):
+            guard let course, let speed, speed >= minimumCourseSpeed else { return output }
+            guard number - lastCourseSentenceLine > Self.courseDuplicateWindow else {
+                output.isDuplicate = true
+                return output
+            }
+            output.event = .heading(course.heading(at: timestamp(receivedAt), source: sourceName))
+        case .device(let path, let isActive):
+            if !isActive {
+                output.event = .fault(
+                    HeadingFault(
+                        code: .deviceLost, source: sourceName, reason: "gpsd reports device \(path) deactivated",
+                        location: .init(path: self.path, line: number), timestamp: timestamp(receivedAt)
+                    )
+                )
+            }
+        case .error(let message):
+            output.event = .fault(
+                HeadingFault(
+                    code: .sourceUnavailable, source: sourceName, reason: "gpsd error: \(message)",
+                    location: .init(path: path, line: number), timestamp: timestamp(receivedAt)
+                )
+            )
+        case .other:
+            break
+        }
+        return output
+    }
+
+    // MARK: Shared
+
+    private mutating func deliver(_ reading: HeadingReading, receivedAt: Date) -> HeadingEvent {
+        isAlarmActive = false
+        return .heading(reading.heading(at: timestamp(receivedAt), source: sourceName))
+    }
+
+    private mutating func alarm(_ code: HeadingFault.Code, _ reason: String, number: Int, receivedAt: Date) -> HeadingEvent? {
+        guard !isAlarmActive else { return nil }
+        isAlarmActive = true
+        return .fault(
+            HeadingFault(
+                code: code, source: sourceName, reason: reason, location: .init(path: path, line: number),
+                timestamp: timestamp(receivedAt)
+            )
+        )
+    }
+
+    private func skipped(_ error: LineDecodingError, number: Int, receivedAt: Date) -> Output {
+        let fault = HeadingFault(
+            code: error.code, source: sourceName, reason: error.reason, location: .init(path: path, line: number),
+            timestamp: timestamp(receivedAt)
+        )
+        return Output(event: .fault(fault), isSkipped: true)
+    }
+
+    private func timestamp(_ receivedAt: Date) -> Date { deviceTime ?? receivedAt }
+
+    /// Records a time from the recording; returns it in seconds for pacing.
+    private mutating func observe(_ time: NMEAReport.Time) -> Double {
+        switch time {
+        case .date(let seconds):
+            dayStart = (seconds / 86_400).rounded(.down) * 86_400
+            return setTime(seconds)
+        case .timeOfDay(let seconds):
+            guard var day = dayStart else { return seconds }
+            // A time of day far before the last one is the next day (midnight passed).
+            if let lastTime, day + seconds < lastTime - 43_200 { day += 86_400 }
+            dayStart = day
+            return setTime(day + seconds)
+        }
+    }
+
+    private mutating func setTime(_ seconds: Double) -> Double {
+        lastTime = seconds
+        deviceTime = Date(timeIntervalSince1970: seconds)
+        return seconds
+    }
+}

@@ -1,0 +1,332 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A heading source that replays a recording: raw NMEA 0183, gpsd JSON as `gpspipe -w` writes
+/// it, or gpsd's regression logs (with `#` comments) — at the recorded speed, N times faster, or
+/// flat out, once or in a loop.
+///
+/// Each malformed line becomes one ``HeadingFault/Code/malformedInput`` (or
+/// ``HeadingFault/Code/outOfRange``) fault naming the file and line, and the lines around it are
+/// delivered. A binary vendor protocol is reported once as ``HeadingFault/Code/unsupportedInput``;
+/// a file that cannot be opened as ``HeadingFault/Code/sourceUnavailable``. Lines are read in
+/// fixed-size chunks, so memory stays bounded whatever a line's length.
+///
+/// Pacing uses the recording's own times (gpsd `time`, NMEA `RMC`, `ZDA`, `PASHR`) on an injected
+/// clock; a recording without times is paced at ``Configuration/untimedRate``.
+public final class ReplayHeadingSource: HeadingSource {
+    /// How fast to replay.
+    public enum Speed: Sendable, Hashable, CustomStringConvertible {
+        /// The recorded pace divided by `multiplier`: 1 is as recorded, 10 is ten times faster.
+        case recorded(multiplier: Double)
+        /// As fast as the lines can be read and delivered.
+        case flatOut
+
+        /// The recorded pace.
+        public static let asRecorded = Speed.recorded(multiplier: 1)
+
+        /// `×N` or `max`.
+        public var description: String {
+            switch self {
+            case .recorded(let multiplier): "×\(multiplier)"
+            case .flatOut: "max"
+            }
+        }
+    }
+
+    /// What to replay and how.
+    public struct Configuration: Sendable, Hashable {
+        /// The recording's path.
+        public var path: String
+        /// How fast. Default: as recorded.
+        public var speed: Speed
+        /// Whether to start again at the end. Default `false`.
+        public var loops: Bool
+        /// Headings per second for a recording that carries no times. Default 10.
+        public var untimedRate: Double
+        /// The speed below which course over ground gives no heading, in m/s. Default 0.5 (about 1 knot).
+        public var minimumCourseSpeed: Double
+        /// The name headings and faults carry. Default `replay:PATH`.
+        public var sourceName: String
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - path: The recording.
+        ///   - speed: How fast. Default as recorded.
+        ///   - loops: Whether to loop. Default `false`.
+        ///   - untimedRate: Headings per second without recorded times. Default 10.
+        ///   - minimumCourseSpeed: Minimum speed for course over ground, m/s. Default 0.5.
+        ///   - sourceName: The source name, or `nil` for `replay:PATH`.
+        public init(
+            path: String,
+            speed: Speed = .asRecorded,
+            loops: Bool = false,
+            untimedRate: Double = 10,
+            minimumCourseSpeed: Double = 0.5,
+            sourceName: String? = nil
+        ) {
+            self.path = path
+            self.speed = speed
+            self.loops = loops
+            self.untimedRate = untimedRate
+            self.minimumCourseSpeed = minimumCourseSpeed
+            self.sourceName = sourceName ?? "replay:\(path)"
+        }
+    }
+
+    /// What a replay did, so far or in all.
+    public struct Summary: Sendable, Hashable, CustomStringConvertible {
+        /// How a replay ended.
+        public enum Outcome: Sendable, Hashable {
+            /// Still going.
+            case running
+            /// It read the whole file (and did not loop).
+            case completed
+            /// ``ReplayHeadingSource/stop()`` ended it.
+            case stopped
+            /// The file could not be opened or read; the reason names the path.
+            case unavailable(String)
+            /// The file is in a format HeadingKit cannot replay.
+            case unsupported(String)
+        }
+
+        /// Headings delivered.
+        public var headings = 0
+        /// Lines read, comments and blank lines included.
+        public var lines = 0
+        /// Lines skipped as malformed or out of range.
+        public var skippedLines = 0
+        /// Lines that repeated a measurement already delivered (gpsd JSON after its NMEA sentence, VTG after RMC).
+        public var duplicates = 0
+        /// Faults delivered, skipped lines included.
+        public var faults = 0
+        /// Times the file was read from the start.
+        public var passes = 0
+        /// How the replay ended, or that it is still going.
+        public var outcome = Outcome.running
+
+        /// One line: headings, lines skipped, faults.
+        public var description: String {
+            var text = "\(headings) headings, \(skippedLines) lines skipped, \(faults) faults"
+            text += " (\(lines) lines read"
+            if duplicates > 0 { text += ", \(duplicates) duplicate reports dropped" }
+            if passes > 1 { text += ", \(passes) passes" }
+            return text + ")"
+        }
+    }
+
+    private struct State {
+        weak var delegate: (any HeadingSourceDelegate)?
+        var task: Task<Void, Never>?
+        var summary = Summary()
+        var waiters: [CheckedContinuation<Summary, Never>] = []
+    }
+
+    /// Sleeps until a given time after the replay started.
+    private typealias Pacer = @Sendable (Duration) async throws -> Void
+
+    /// What this source replays, and how.
+    public let configuration: Configuration
+    private let makePacer: @Sendable () -> Pacer
+    private let state = Mutex(State())
+
+    /// Creates a replay source paced by `clock`.
+    /// - Parameters:
+    ///   - configuration: What to replay and how.
+    ///   - clock: The clock that paces it.
+    public init<C: Clock>(configuration: Configuration, clock: C) where C.Duration == Duration {
+        self.configuration = configuration
+        self.makePacer = {
+            let origin = clock.now
+            return { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+        }
+    }
+
+    /// Creates a replay source paced by `ContinuousClock`.
+    /// - Parameter configuration: What to replay and how.
+    public convenience init(configuration: Configuration) {
+        self.init(configuration: configuration, clock: ContinuousClock())
+    }
+
+    deinit {
+        state.withLock { $0.task?.cancel() }
+    }
+
+    /// `replay:PATH` unless the configuration names it otherwise.
+    public var name: String { configuration.sourceName }
+
+    /// Receives the replay's reports. Held weakly.
+    public var delegate: (any HeadingSourceDelegate)? {
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
+    }
+
+    /// What the replay has done so far.
+    public var summary: Summary { state.withLock { $0.summary } }
+
+    /// Waits until the replay ends — the file read (without looping), unreadable, or stopped.
+    /// - Returns: The final summary.
+    public func waitUntilFinished() async -> Summary {
+        await withCheckedContinuation { continuation in
+            let summary: Summary? = state.withLock { state in
+                if state.summary.outcome != .running { return state.summary }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let summary { continuation.resume(returning: summary) }
+        }
+    }
+
+    /// Reports ``HeadingAuthorizationStatus/denied`` (with a fault naming the path) when the
+    /// system refuses to let this process read the file, else ``HeadingAuthorizationStatus/authorized``.
+    /// A file that does not exist is an availability fault when the replay starts, not a refusal.
+    public func requestAuthorization() {
+        let refused = access(configuration.path, R_OK) != 0 && (errno == EACCES || errno == EPERM)
+        if refused {
+            let reason = "cannot read \(configuration.path): \(String(cString: strerror(errno)))"
+            delegate?.headingSource(self, didFailWith: HeadingFault(code: .permissionDenied, source: name, reason: reason))
+        }
+        delegate?.headingSource(self, didChangeAuthorization: refused ? .denied : .authorized)
+    }
+
+    /// Starts the replay from the file's start; does nothing while one runs.
+    public func start() {
+        state.withLock { state in
+            guard state.task == nil else { return }
+            state.summary = Summary()
+            let pacer = makePacer()
+            let configuration = configuration
+            state.task = Task { [weak self] in
+                let replay = Replay(configuration: configuration, pacer: pacer) { [weak self] in self }
+                let outcome = await replay.run()
+                self?.finish(outcome)
+            }
+        }
+    }
+
+    /// Stops the replay; no report follows once the current one is delivered.
+    public func stop() {
+        let task = state.withLock { state in
+            defer { state.task = nil }
+            return state.task
+        }
+        task?.cancel()
+    }
+
+    fileprivate func record(_ change: (inout Summary) -> Void) {
+        state.withLock { change(&$0.summary) }
+    }
+
+    private func finish(_ outcome: Summary.Outcome) {
+        let (summary, waiters) = state.withLock { state in
+            state.summary.outcome = outcome
+            defer { state.waiters = [] }
+            return (state.summary, state.waiters)
+        }
+        for waiter in waiters { waiter.resume(returning: summary) }
+    }
+}
+
+/// One run of a replay: reads, decodes, paces and delivers, on the task the source started.
+private struct Replay: Sendable {
+    let configuration: ReplayHeadingSource.Configuration
+    let pacer: @Sendable (Duration) async throws -> Void
+    let source: @Sendable () -> ReplayHeadingSource?
+
+    /// How many lines a flat-out replay reads between checks for cancellation.
+    private static let yieldInterval = 4096
+
+    func run() async -> ReplayHeadingSource.Summary.Outcome {
+        var decoder = ReplayDecoder(
+            path: configuration.path, sourceName: configuration.sourceName,
+            minimumCourseSpeed: configuration.minimumCourseSpeed
+        )
+        var timeline = ReplayTimeline(untimedInterval: 1 / configuration.untimedRate)
+        var pacedOffset = 0.0
+        while true {
+            let reader: BoundedLineReader
+            do {
+                reader = try BoundedLineReader(path: configuration.path, maximumLineLength: ReplayDecoder.maximumLineLength)
+                if let reason = ReplayFormatInspector.unsupportedFormat(
+                    of: try reader.peek(ReplayFormatInspector.inspectedLength)
+                ) {
+                    deliverFault(.unsupportedInput, "\(configuration.path): \(reason)")
+                    return .unsupported(reason)
+                }
+            } catch {
+                let reason = "cannot read \(configuration.path): \(error.description)"
+                deliverFault(error.errorNumber == EACCES ? .permissionDenied : .sourceUnavailable, reason)
+                return .unavailable(reason)
+            }
+            source()?.record { $0.passes += 1 }
+            let headingsBefore = source()?.summary.headings ?? 0
+            var sinceYield = 0
+            while true {
+                let next: BoundedLineReader.Line?
+                do {
+                    next = try reader.next()
+                } catch {
+                    let reason = "reading \(configuration.path) failed: \(error.description)"
+                    deliverFault(.sourceUnavailable, reason)
+                    return .unavailable(reason)
+                }
+                guard let next else { break }
+                let now = Date()
+                let output: ReplayDecoder.Output
+                switch next {
+                case .text(let number): output = decoder.decode(reader.line, number: number, receivedAt: now)
+                case .overlong(let number, let length):
+                    output = decoder.overlongLine(length: length, number: number, receivedAt: now)
+                }
+                let offset = timeline.advance(time: output.recordingTime, carriesHeading: output.event?.heading != nil)
+                if case .recorded(let multiplier) = configuration.speed, offset > pacedOffset {
+                    pacedOffset = offset
+                    do { try await pacer(.seconds(offset / multiplier)) } catch { return .stopped }
+                } else {
+                    sinceYield += 1
+                    if sinceYield >= Self.yieldInterval {
+                        sinceYield = 0
+                        await Task.yield()
+                    }
+                }
+                if Task.isCancelled { return .stopped }
+                guard let source = source() else { return .stopped }
+                source.record { summary in
+                    summary.lines += 1
+                    if output.isSkipped { summary.skippedLines += 1 }
+                    if output.isDuplicate { summary.duplicates += 1 }
+                    switch output.event {
+                    case .heading: summary.headings += 1
+                    case .fault: summary.faults += 1
+                    case .authorizationChanged, nil: break
+                    }
+                }
+                switch output.event {
+                case .heading(let heading): source.delegate?.headingSource(source, didUpdate: heading)
+                case .fault(let fault): source.delegate?.headingSource(source, didFailWith: fault)
+                case .authorizationChanged, nil: break
+                }
+            }
+            // A loop needs headings to loop over: a file without any would spin for nothing.
+            guard configuration.loops, !Task.isCancelled, (source()?.summary.headings ?? 0) > headingsBefore else {
+                return Task.isCancelled ? .stopped : .completed
+            }
+            decoder.restart()
+            timeline.restart()
+        }
+    }
+
+    private func deliverFault(_ code: HeadingFault.Code, _ reason: String) {
+        guard let source = source() else { return }
+        source.record { $0.faults += 1 }
+        source.delegate?.headingSource(source, didFailWith: HeadingFault(code: code, source: source.name, reason: reason))
+    }
+}
