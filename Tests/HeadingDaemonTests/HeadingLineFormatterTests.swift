@@ -43,11 +43,11 @@ struct HeadingLineFormatterTests {
         #expect(line.contains("\"magneticVariation\":-3.1"))
     }
 
-    @Test func textNamesSourceAndBothHeadings() {
+    @Test func textNamesSourceBothHeadingsAndKind() {
         let heading = Heading(trueHeading: 5, magneticHeading: nil, headingAccuracy: 0.5, timestamp: timestamp, source: "s")
         #expect(
             HeadingLineFormatter(format: .text).line(for: heading)
-                == "2027-01-15T08:00:00.250Z s true 5.00° magnetic unknown ±0.50°"
+                == "2027-01-15T08:00:00.250Z s true 5.00° magnetic unknown ±0.50° (compass)"
         )
     }
 }
