@@ -18,8 +18,13 @@ final class StdoutHeadingLog: Service, Sendable {
     private let output: LineWriter
     private let errors: LineWriter
     private let printed = Mutex(0)
+    private let reachedLimit: AsyncStream<Void>
+    private let limitContinuation: AsyncStream<Void>.Continuation
+    /// The observer token; immutable after init, and `removeObserver` is thread-safe.
+    nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
 
-    /// Creates the log.
+    /// Creates the log and starts observing at once, so that no event posted before ``run()``
+    /// begins is missed.
     /// - Parameters:
     ///   - center: The center to observe.
     ///   - format: How to print headings.
@@ -38,22 +43,26 @@ final class StdoutHeadingLog: Service, Sendable {
         self.limit = limit
         self.output = output
         self.errors = errors
+        (reachedLimit, limitContinuation) = AsyncStream.makeStream(of: Void.self)
+        observer = center.addHeadingEventObserver { [weak self] event in
+            guard let self, self.handle(event) else { return }
+            self.limitContinuation.finish()
+        }
+    }
+
+    deinit {
+        if let observer { center.removeObserver(observer) }
     }
 
     /// The number of headings printed so far.
     var headingCount: Int { printed.withLock { $0 } }
 
-    /// Prints events until the limit is reached or headingd shuts down.
+    /// Waits until the limit is reached or headingd shuts down.
     func run() async {
-        let (reachedLimit, finish) = AsyncStream.makeStream(of: Void.self)
-        let observer = center.addHeadingEventObserver { [self] event in
-            if handle(event) { finish.finish() }
-        }
-        defer { center.removeObserver(observer) }
         await withGracefulShutdownHandler {
             for await _ in reachedLimit {}
         } onGracefulShutdown: {
-            finish.finish()
+            self.limitContinuation.finish()
         }
     }
 

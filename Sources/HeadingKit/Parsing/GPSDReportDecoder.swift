@@ -34,6 +34,19 @@ public enum GPSDReportDecoder {
         }
     }
 
+    /// The `class` of a gpsd JSON report, without decoding or checking anything else; `nil` when
+    /// the text is not a JSON object with a string `class`.
+    /// - Parameter line: The line's bytes.
+    /// - Returns: The class, such as `ATT`.
+    public static func reportClass(of line: some Collection<UInt8>) -> String? {
+        try? JSONDecoder().decode(ClassOnly.self, from: Data(line)).class
+    }
+
+    /// A report read for its class alone.
+    private struct ClassOnly: Decodable {
+        let `class`: String
+    }
+
     private static func attitude(_ raw: RawReport) throws(LineDecodingError) -> GPSDReport {
         let time = try date(raw.time)
         switch raw.mag_st {

@@ -33,17 +33,14 @@ public struct NMEAReport: Sendable, Hashable {
     /// The time the sentence carries, if any.
     public let time: Time?
 
-    /// Whether this is a heading sentence that gpsd also turns into an `ATT` report.
-    public var isAttitudeSentence: Bool {
-        switch content {
-        case .heading, .noHeading, .alarm: true
-        case .course, .none: false
-        }
+    /// Whether sentences of this type are heading sentences, which gpsd also turns into `ATT`
+    /// reports — whatever this one's values, even when they fail to decode.
+    /// - Parameter type: A sentence type such as `HDT` or `PASHR`.
+    public static func isAttitudeType(_ type: String) -> Bool {
+        ["HDT", "HDG", "HDM", "THS", "PASHR", "PTNTHTM"].contains(type)
     }
 
-    /// Whether this is a course sentence that gpsd also turns into a `TPV` track.
-    public var isCourseSentence: Bool {
-        if case .course = content { return true }
-        return false
-    }
+    /// Whether sentences of this type carry course over ground, which gpsd also turns into a `TPV` track.
+    /// - Parameter type: A sentence type such as `RMC`.
+    public static func isCourseType(_ type: String) -> Bool { type == "RMC" || type == "VTG" }
 }

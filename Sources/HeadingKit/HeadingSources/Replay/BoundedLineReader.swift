@@ -39,15 +39,11 @@ final class BoundedLineReader {
     ///   - path: The file.
     ///   - maximumLineLength: The longest line kept, in bytes.
     ///   - chunkSize: How much to read at a time.
-    /// - Throws: ``ReadError`` when the file cannot be opened.
+    /// - Throws: ``ReadError`` when the file cannot be opened. A directory opens, and its first
+    ///   read fails with `EISDIR`.
     init(path: String, maximumLineLength: Int, chunkSize: Int = 64 * 1024) throws(ReadError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw ReadError(errorNumber: errno) }
-        var status = stat()
-        if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
-            close(descriptor)
-            throw ReadError(errorNumber: EISDIR)
-        }
         self.fileDescriptor = descriptor
         self.maximumLineLength = maximumLineLength
         self.chunk = [UInt8](repeating: 0, count: chunkSize)

@@ -83,9 +83,21 @@ public struct ReplayDecoder: Sendable {
             case UInt8(ascii: "#"):
                 return Output()
             case UInt8(ascii: "{"):
+                // gpsd's ATT copy of the NMEA heading sentence just before is a duplicate whatever its
+                // values: checked before decoding, so a copy of a bad sentence is not a second fault.
+                if number - lastAttitudeSentenceLine <= Self.attitudeDuplicateWindow,
+                    GPSDReportDecoder.reportClass(of: content) == "ATT"
+                {
+                    return Output(isDuplicate: true)
+                }
                 return try decodeReport(GPSDReportDecoder.decode(content), number: number, receivedAt: receivedAt)
             case UInt8(ascii: "$"), UInt8(ascii: "!"):
-                return try decodeSentence(NMEADecoder.decode(content), number: number, receivedAt: receivedAt)
+                let sentence = try NMEASentence(content)
+                // Marked before decoding: gpsd's JSON copy of a sentence whose values are bad is
+                // still a copy, not a second report.
+                if NMEAReport.isAttitudeType(sentence.type) { lastAttitudeSentenceLine = number }
+                if NMEAReport.isCourseType(sentence.type) { lastCourseSentenceLine = number }
+                return try decodeSentence(NMEADecoder.decode(sentence), number: number, receivedAt: receivedAt)
             default:
                 if content.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
                     throw LineDecodingError.malformed("binary data, not an NMEA 0183 sentence or a gpsd JSON report")
@@ -115,8 +127,6 @@ public struct ReplayDecoder: Sendable {
 
     private mutating func decodeSentence(_ report: NMEAReport, number: Int, receivedAt: Date) -> Output {
         var output = Output(recordingTime: report.time.map { observe($0) })
-        if report.isAttitudeSentence { lastAttitudeSentenceLine = number }
-        if report.isCourseSentence { lastCourseSentenceLine = number }
         switch report.content {
         case .heading(let reading):
             output.event = deliver(reading, receivedAt: receivedAt)
@@ -147,16 +157,8 @@ public struct ReplayDecoder: Sendable {
         }
         switch report {
         case .attitude(let reading, _, _):
-            guard number - lastAttitudeSentenceLine > Self.attitudeDuplicateWindow else {
-                output.isDuplicate = true
-                return output
-            }
             if let reading { output.event = deliver(reading, receivedAt: receivedAt) }
         case .attitudeAlarm(let code, let reason, _, _):
-            guard number - lastAttitudeSentenceLine > Self.attitudeDuplicateWindow else {
-                output.isDuplicate = true
-                return output
-            }
             output.event = alarm(code, reason, number: number, receivedAt: receivedAt)
         case .position(let course, let speed, _, _):
             guard let course, let speed, speed >= minimumCourseSpeed else { return output }
