@@ -148,7 +148,7 @@ struct Headingd: AsyncParsableCommand {
             break
         }
         if strict, summary.skippedLines > 0 {
-            LineWriter.standardError.write("headingd: --strict: \(summary.skippedLines) lines of \(path) were skipped")
+            LineWriter.standardError.write("headingd: --strict: \(summary.skippedLines) of the lines of \(path) were skipped")
             throw ExitCode(65)  // EX_DATAERR
         }
     }

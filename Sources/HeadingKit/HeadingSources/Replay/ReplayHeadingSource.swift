@@ -115,9 +115,10 @@ public final class ReplayHeadingSource: HeadingSource {
 
         /// One line: headings, lines skipped, faults.
         public var description: String {
-            var text = "\(headings) headings, \(skippedLines) lines skipped, \(faults) faults"
-            text += " (\(lines) lines read"
-            if duplicates > 0 { text += ", \(duplicates) duplicate reports dropped" }
+            func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+            var text = "\(counted(headings, "heading")), \(counted(skippedLines, "line")) skipped, \(counted(faults, "fault"))"
+            text += " (\(counted(lines, "line")) read"
+            if duplicates > 0 { text += ", \(counted(duplicates, "duplicate report")) dropped" }
             if passes > 1 { text += ", \(passes) passes" }
             return text + ")"
         }

@@ -1,0 +1,144 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+/// `headingd --source replay:…` end to end: the real binary on real recordings and on bad files.
+@Suite(.timeLimit(.minutes(2)))
+struct HeadingdReplayTests {
+    /// A recording in `Tests/Fixtures/gpsd-logs` (see the README there for sources and licence).
+    private static func gpsdLog(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/gpsd-logs/\(name)").path
+    }
+
+    /// Writes `text` to a new file of its own and returns the path.
+    private func temporaryFile(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-replay-\(UUID().uuidString).nmea")
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    private func trueHeadings(_ daemon: DaemonProcess) throws -> [Double?] {
+        try daemon.outputLines.map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return object?["trueHeading"] as? Double
+        }
+    }
+
+    @Test func hemiGivesItsFourHeadingsAsJSONAndASummary() async throws {
+        let path = Self.gpsdLog("hemi.log")
+        let daemon = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max", "--format", "json"])
+        #expect(daemon.exitedNormally)
+        #expect(daemon.terminationStatus == 0)
+        #expect(try trueHeadings(daemon) == [274.07, 274.04, 274.12, 274.11])
+        #expect(daemon.errors.contains("headingd: replay of \(path): 4 headings, 0 lines skipped, 0 faults (755 lines read"))
+    }
+
+    @Test(arguments: [
+        "ait250.log", "bu303-moving.log", "bundg_zeus_9.log", "haicom-305N.log", "hemi.log", "rst39.log",
+        "saab-r4.log", "sirfstarv.log", "telit-he910.log", "tnt-revolution.log", "tnt-revolution.log.chk",
+    ])
+    func everySharedLogReplaysFlatOutAndExitsZero(log: String) async throws {
+        let daemon = try await DaemonProcess.run(["--source", "replay:\(Self.gpsdLog(log))", "--speed", "max", "--format", "json"])
+        #expect(daemon.exitedNormally)
+        #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains("headingd: replay of "))
+        for heading in try trueHeadings(daemon) {
+            if let heading { #expect(heading >= 0 && heading < 360) }
+        }
+    }
+
+    @Test func outOfRangeHeadingsAreNamedFileLineReasonAndNeverPrinted() async throws {
+        let path = Self.gpsdLog("tnt-revolution.log")
+        let daemon = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max", "--format", "json"])
+        #expect(daemon.terminationStatus == 0)
+        #expect(daemon.outputLines.isEmpty)
+        let faults = daemon.errors.split(separator: "\n").filter { $0.contains("outOfRange") }
+        #expect(faults.count == 50)
+        #expect(faults.allSatisfy { $0.contains("\(path):") && $0.contains("is outside 0–360°") })
+    }
+
+    @Test func aBadLineIsNamedAndTheLinesAroundItArePrinted() async throws {
+        let path = try temporaryFile("$GPHDT,10.0,T\n$GPHDT,11.0,T*00\n$GPHDT,12.0,T\n$GPHDT,1e999,T\n$GPHDT,13.0,T\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let daemon = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max", "--format", "json"])
+        #expect(daemon.terminationStatus == 0)
+        #expect(try trueHeadings(daemon) == [10.0, 12.0, 13.0])
+        #expect(daemon.errors.contains("\(path):2: checksum mismatch"), "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains("\(path):4: "), "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains("3 headings, 2 lines skipped, 2 faults (5 lines read)"))
+    }
+
+    @Test func strictMakesASkippedLineExitStatus65AfterTheReplay() async throws {
+        let path = try temporaryFile("$GPHDT,10.0,T\n$GPHDT,11.0,T*00\n$GPHDT,12.0,T\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let daemon = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max", "--format", "json", "--strict"])
+        #expect(daemon.terminationStatus == 65)
+        #expect(try trueHeadings(daemon) == [10.0, 12.0])
+        #expect(daemon.errors.contains("--strict: 1 of the lines of \(path) were skipped"))
+
+        let clean = try await DaemonProcess.run(["--source", "replay:\(Self.gpsdLog("hemi.log"))", "--speed", "max", "--strict"])
+        #expect(clean.terminationStatus == 0)
+    }
+
+    @Test func aMissingFileExits66NamingThePath() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-no-such-\(UUID().uuidString).log").path
+        let daemon = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max"])
+        #expect(daemon.exitedNormally)
+        #expect(daemon.terminationStatus == 66)
+        #expect(daemon.errors.contains("cannot read \(path): No such file or directory"))
+        #expect(daemon.output.isEmpty)
+    }
+
+    @Test func aBinaryRecordingIsReportedOnceAsUnsupportedAndStrictMakesIt65() async throws {
+        let path = Self.gpsdLog("sirfstarv.log")
+        let daemon = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max"])
+        #expect(daemon.terminationStatus == 0)
+        let faults = daemon.errors.split(separator: "\n").filter { $0.contains("headingd: fault:") }
+        #expect(faults.count == 1)
+        #expect(faults.first?.contains("unsupportedInput") == true)
+        #expect(faults.first?.contains("SiRF") == true)
+
+        let strict = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max", "--strict"])
+        #expect(strict.terminationStatus == 65)
+        #expect(strict.errors.contains("is in an unsupported format"))
+    }
+
+    @Test func countEndsAReplayEarly() async throws {
+        let daemon = try await DaemonProcess.run(["--source", "replay:\(Self.gpsdLog("rst39.log"))", "--speed", "max", "--count", "7"])
+        #expect(daemon.terminationStatus == 0)
+        #expect(daemon.outputLines.count == 7)
+    }
+
+    @Test func loopRepeatsTheRecordingUntilCount() async throws {
+        let path = Self.gpsdLog("hemi.log")
+        let daemon = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max", "--loop", "--count", "10", "--format", "json"])
+        #expect(daemon.terminationStatus == 0)
+        #expect(try trueHeadings(daemon) == [274.07, 274.04, 274.12, 274.11, 274.07, 274.04, 274.12, 274.11, 274.07, 274.04])
+    }
+
+    @Test func recordedSpeedKeepsTheRecordingsTimes() async throws {
+        // hemi.log's four headings span one recorded second (19:40:58 to 19:40:59); ×100 would take
+        // 10 ms, so only the order and the printed times are checked here: pacing itself is
+        // measured on a test clock in HeadingKit's tests.
+        let daemon = try await DaemonProcess.run(["--source", "replay:\(Self.gpsdLog("hemi.log"))", "--speed", "100", "--format", "json"])
+        #expect(daemon.terminationStatus == 0)
+        let times = try daemon.outputLines.map { line in
+            (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["timestamp"] as? String
+        }
+        #expect(times == ["2018-09-07T19:40:58.000Z", "2018-09-07T19:40:58.000Z", "2018-09-07T19:40:59.000Z", "2018-09-07T19:40:59.000Z"])
+    }
+
+    @Test(arguments: [
+        (["--source", "replay:"], "replay:PATH"),
+        (["--source", "replay:x", "--speed", "0"], "--speed"),
+        (["--source", "replay:x", "--speed", "fast"], "--speed"),
+    ])
+    func badReplayArgumentsAreRefused(arguments: [String], message: String) async throws {
+        let daemon = try await DaemonProcess.run(arguments)
+        #expect(daemon.terminationStatus == 64)
+        #expect(daemon.errors.contains(message), "stderr was: \(daemon.errors)")
+    }
+}

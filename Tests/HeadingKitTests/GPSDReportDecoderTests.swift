@@ -1,0 +1,149 @@
+// headingd — HeadingKit tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import Testing
+
+/// gpsd JSON reports as `gpspipe -w` writes them, with values checked by hand.
+struct GPSDReportDecoderTests {
+    private func decode(_ line: String) throws -> GPSDReport { try GPSDReportDecoder.decode(Array(line.utf8)) }
+
+    private func error(_ line: String) -> LineDecodingError? {
+        do {
+            _ = try GPSDReportDecoder.decode(Array(line.utf8))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func attGivesTrueHeadingPitchRollAndTime() throws {
+        let report = try decode(
+            #"{"class":"ATT","device":"/dev/ttyUSB0","time":"2018-09-07T19:40:58.250Z","heading":274.07,"pitch":-1.5,"roll":2.25,"mag_st":"N","yaw":1}"#
+        )
+        guard case .attitude(let reading?, let time, let device) = report else {
+            Issue.record("not an attitude: \(report)")
+            return
+        }
+        #expect(reading.trueHeading == 274.07)
+        #expect(reading.magneticHeading == nil)
+        #expect(reading.pitch == -1.5)
+        #expect(reading.roll == 2.25)
+        #expect(reading.kind == .compass)
+        #expect(device == "/dev/ttyUSB0")
+        let expected = Date(timeIntervalSince1970: 1_536_349_258.25)
+        #expect(time == expected)
+    }
+
+    @Test func attWithoutTimeOrHeadingIsAnAttitudeWithoutAReading() throws {
+        // Debian 12's gpsd 3.22 sends ATT for HDT with no time; an empty HDT gives no heading.
+        #expect(try decode(#"{"class":"ATT","device":"/dev/pts/1","heading":274.11}"#).time == nil)
+        #expect(try decode(#"{"class":"ATT","device":"/dev/pts/1"}"#) == .attitude(nil, time: nil, device: "/dev/pts/1"))
+    }
+
+    @Test func attMagneticHeadingIsKeptApart() throws {
+        guard case .attitude(let reading?, _, _) = try decode(#"{"class":"ATT","mheading":12.5}"#) else {
+            Issue.record("no reading")
+            return
+        }
+        #expect(reading.magneticHeading == 12.5)
+        #expect(reading.trueHeading == nil)
+    }
+
+    @Test(arguments: [("C", HeadingFault.Code.calibrationNeeded), ("L", .deviceLost), ("P", .deviceLost), ("V", .deviceLost)])
+    func attMagnetometerAlarmsAreFaults(status: String, code: HeadingFault.Code) throws {
+        let report = try decode(#"{"class":"ATT","heading":10.0,"mag_st":"\#(status)"}"#)
+        guard case .attitudeAlarm(let alarm, let reason, _, _) = report else {
+            Issue.record("not an alarm: \(report)")
+            return
+        }
+        #expect(alarm == code)
+        #expect(reason.contains("compass reports"))
+    }
+
+    @Test func attHeadingsInRawUnitsAreRejectedNeverWrapped() {
+        // tnt-revolution.log: gpsd passes the compass's raw 14042 on as a heading.
+        let failure = error(#"{"class":"ATT","heading":14042.0,"mag_st":"N"}"#)
+        #expect(failure?.code == .outOfRange)
+        #expect(failure?.reason.contains("heading 14042.0 is outside 0–360°") == true)
+        #expect(error(#"{"class":"ATT","heading":-0.5}"#)?.code == .outOfRange)
+        #expect(error(#"{"class":"ATT","heading":10,"pitch":200}"#)?.code == .outOfRange)
+    }
+
+    @Test func tpvGivesCourseWithMagneticTrackAndVariation() throws {
+        let report = try decode(
+            #"{"class":"TPV","device":"/dev/ttyS0","mode":3,"time":"2024-05-01T12:00:00.000Z","track":359.5,"magtrack":1.5,"magvar":-2.0,"speed":4.2}"#
+        )
+        guard case .position(let course?, let speed, let time, _) = report else {
+            Issue.record("no course: \(report)")
+            return
+        }
+        #expect(course.kind == .courseOverGround)
+        #expect(course.trueHeading == 359.5)
+        #expect(course.magneticHeading == 1.5)
+        #expect(course.magneticVariation == -2.0)
+        #expect(speed == 4.2)
+        #expect(time == Date(timeIntervalSince1970: 1_714_564_800))
+    }
+
+    @Test func tpvMagneticCourseComesFromVariationWhenMagtrackIsMissing() throws {
+        guard case .position(let course?, _, _, _) = try decode(#"{"class":"TPV","mode":2,"track":100.0,"magvar":5.0}"#)
+        else {
+            Issue.record("no course")
+            return
+        }
+        // East variation is positive: magnetic = true − variation.
+        #expect(course.magneticHeading == 95.0)
+    }
+
+    @Test func tpvWithoutAFixOrTrackGivesNoCourse() throws {
+        #expect(try decode(#"{"class":"TPV","mode":1,"track":100.0,"speed":3}"#) == .position(course: nil, speed: 3, time: nil, device: nil))
+        #expect(try decode(#"{"class":"TPV","mode":3,"speed":3}"#) == .position(course: nil, speed: 3, time: nil, device: nil))
+    }
+
+    @Test func tpvTimeMayBeSecondsSinceTheEpoch() throws {
+        #expect(try decode(#"{"class":"TPV","mode":1,"time":1536349258.5}"#).time == Date(timeIntervalSince1970: 1_536_349_258.5))
+        #expect(error(#"{"class":"TPV","time":"yesterday"}"#)?.reason.contains("not an ISO 8601") == true)
+    }
+
+    @Test func deviceActivatedZeroMeansTheDeviceWentAway() throws {
+        #expect(try decode(#"{"class":"DEVICE","path":"/dev/ttyUSB0","activated":0}"#) == .device(path: "/dev/ttyUSB0", isActive: false))
+        #expect(
+            try decode(#"{"class":"DEVICE","path":"/dev/ttyUSB0","activated":"2024-05-01T12:00:00.000Z","driver":"NMEA0183"}"#)
+                == .device(path: "/dev/ttyUSB0", isActive: true)
+        )
+        #expect(error(#"{"class":"DEVICE","activated":0}"#)?.reason == "DEVICE report without a path")
+    }
+
+    @Test func errorCarriesGpsdsMessage() throws {
+        #expect(try decode(#"{"class":"ERROR","message":"Can't open /dev/ttyUSB9."}"#) == .error(message: "Can't open /dev/ttyUSB9."))
+    }
+
+    @Test func unknownClassesAndFieldsAreIgnored() throws {
+        #expect(try decode(#"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#) == .other(className: "VERSION"))
+        #expect(try decode(#"{"class":"SKY","satellites":[{"PRN":1}]}"#) == .other(className: "SKY"))
+        guard case .attitude(let reading?, _, _) = try decode(#"{"class":"ATT","heading":1.0,"future_field":{"a":[1,2]}}"#) else {
+            Issue.record("unknown field broke the report")
+            return
+        }
+        #expect(reading.trueHeading == 1.0)
+    }
+
+    @Test(arguments: [
+        (#"{"class":"ATT","heading":"north"}"#, "'heading' has the wrong type"),
+        (#"{"heading":1.0}"#, "missing 'class'"),
+        (#"{"class":"ATT","heading":1.0"#, "not a gpsd JSON report"),
+        (#"[1,2,3]"#, "not a gpsd JSON report"),
+    ])
+    func malformedReportsSayWhy(line: String, reason: String) {
+        let failure = error(line)
+        #expect(failure?.code == .malformedInput)
+        #expect(failure?.reason.contains(reason) == true, "reason was: \(failure?.reason ?? "none")")
+    }
+
+    @Test func reportClassIsReadWithoutDecodingTheRest() {
+        #expect(GPSDReportDecoder.reportClass(of: Array(#"{"class":"ATT","heading":99999}"#.utf8)) == "ATT")
+        #expect(GPSDReportDecoder.reportClass(of: Array("not json".utf8)) == nil)
+    }
+}
