@@ -23,7 +23,7 @@ struct Headingd: AsyncParsableCommand {
             then exits 0 after a clean shutdown.
 
             --source replay:PATH replays a recording: raw NMEA 0183 (HDT, HDG, HDM, THS, PASHR, \
-            PTNTHTM; RMC and VTG course over ground above 1 knot), gpsd JSON as 'gpspipe -w' writes \
+            PTNTHTM; RMC and VTG course over ground from 0.5 m/s, about 1 knot), gpsd JSON as 'gpspipe -w' writes \
             it (ATT, TPV, DEVICE, ERROR), or gpsd's regression logs, mixed freely. Each bad line is \
             reported as 'FILE:LINE: reason' and skipped; the lines around it are delivered. At the \
             end of the file headingd prints a summary on standard error and exits 0.
