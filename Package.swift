@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HeadingKit", targets: ["HeadingKit"]),
+        .library(name: "HeadingKitGPSD", targets: ["HeadingKitGPSD"]),
         .library(name: "HeadingKitTesting", targets: ["HeadingKitTesting"]),
         .executable(name: "headingd", targets: ["HeadingDaemon"]),
     ],
@@ -31,6 +32,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .systemLibrary(
+            name: "CGPS",
+            pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]
+        ),
+        .target(
+            name: "HeadingKitGPSD",
+            dependencies: ["HeadingKit", "CGPS"]
+        ),
         .target(
             name: "HeadingKitTesting",
             dependencies: ["HeadingKit"]
@@ -39,6 +49,7 @@ let package = Package(
             name: "HeadingDaemon",
             dependencies: [
                 "HeadingKit",
+                "HeadingKitGPSD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -55,6 +66,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "HeadingKitGPSDTests",
+            dependencies: ["HeadingKitGPSD", "HeadingKit"]
+        ),
+        .testTarget(
             name: "HeadingDaemonTests",
             dependencies: ["HeadingDaemon", "HeadingKit"]
         ),
@@ -63,7 +78,7 @@ let package = Package(
 
 // Swift 6 language mode is the tools-version default (complete strict concurrency);
 // these are set once for every target.
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -4,6 +4,7 @@
 import ArgumentParser
 import Foundation
 import HeadingKit
+import HeadingKitGPSD
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -60,6 +61,15 @@ struct Headingd: AsyncParsableCommand {
     var strict = false
 
     @Option(
+        name: .customLong("min-course-speed"),
+        help: ArgumentHelp(
+            "Replay and gpsd: the speed in m/s below which course over ground gives no heading (it is noise when stationary).",
+            valueName: "m/s"
+        )
+    )
+    var minimumCourseSpeed: Double = 0.5
+
+    @Option(
         help: ArgumentHelp(
             "Simulation: headings per second. Replay: headings per second for a recording that carries no times.",
             valueName: "hz"
@@ -86,6 +96,9 @@ struct Headingd: AsyncParsableCommand {
         }
         guard rate.isFinite, rate > 0, rate <= 100_000 else {
             throw ValidationError("--rate must be above 0 and at most 100000 Hz, not \(rate).")
+        }
+        guard minimumCourseSpeed.isFinite, minimumCourseSpeed >= 0 else {
+            throw ValidationError("--min-course-speed must be 0 or more m/s, not \(minimumCourseSpeed).")
         }
         guard dropoutDuration.isFinite, dropoutDuration > 0 else {
             throw ValidationError("--dropout-duration must be above 0 seconds, not \(dropoutDuration).")
@@ -121,6 +134,9 @@ struct Headingd: AsyncParsableCommand {
             services.append(
                 .init(service: ReplayWatcher(source: replay), successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay")
             )
+        }
+        if let gpsd = source as? GPSDHeadingSource {
+            services.append(.init(service: ConnectionStatusLog(source: gpsd), serviceName: "gpsd connection status"))
         }
         services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy"))
         let group = ServiceGroup(
@@ -166,8 +182,12 @@ struct Headingd: AsyncParsableCommand {
             )
         case .replay(let path):
             ReplayHeadingSource(
-                configuration: .init(path: path, speed: speed.speed, loops: loop, untimedRate: rate)
+                configuration: .init(
+                    path: path, speed: speed.speed, loops: loop, untimedRate: rate, minimumCourseSpeed: minimumCourseSpeed
+                )
             )
+        case .gpsd(let endpoint):
+            GPSDHeadingSource(configuration: .init(endpoint: endpoint, minimumCourseSpeed: minimumCourseSpeed))
         }
     }
 }

@@ -246,7 +246,7 @@ private struct Replay: Sendable {
     private static let yieldInterval = 4096
 
     func run() async -> ReplayHeadingSource.Summary.Outcome {
-        var decoder = ReplayDecoder(
+        var decoder = HeadingLineDecoder(
             path: configuration.path, sourceName: configuration.sourceName,
             minimumCourseSpeed: configuration.minimumCourseSpeed
         )
@@ -255,7 +255,7 @@ private struct Replay: Sendable {
         while true {
             let reader: BoundedLineReader
             do {
-                reader = try BoundedLineReader(path: configuration.path, maximumLineLength: ReplayDecoder.maximumLineLength)
+                reader = try BoundedLineReader(path: configuration.path, maximumLineLength: HeadingLineDecoder.maximumLineLength)
                 if let reason = ReplayFormatInspector.unsupportedFormat(
                     of: try reader.peek(ReplayFormatInspector.inspectedLength)
                 ) {
@@ -281,7 +281,7 @@ private struct Replay: Sendable {
                 }
                 guard let next else { break }
                 let now = Date()
-                let output: ReplayDecoder.Output
+                let output: HeadingLineDecoder.Output
                 switch next {
                 case .text(let number): output = decoder.decode(reader.line, number: number, receivedAt: now)
                 case .overlong(let number, let length):

@@ -3,9 +3,10 @@
 
 public import Foundation
 
-/// Turns the lines of one recording into heading events: pure, no I/O, one line at a time.
+/// Turns lines of NMEA 0183 and gpsd JSON into heading events: pure, no I/O, one line at a time.
 ///
-/// Each line is read for what it is — a `#` comment (gpsd's regression logs), a gpsd JSON report,
+/// Used for the lines of a recording (``ReplayHeadingSource``) and for what a live gpsd sends
+/// (raw NMEA interleaved with its JSON reports). Each line is read for what it is — a `#` comment (gpsd's regression logs), a gpsd JSON report,
 /// or an NMEA 0183 sentence — so a file may mix them, as gpsd's own `.chk` outputs do. State
 /// carried from line to line:
 /// - the recording's time, from RMC and ZDA dates, PASHR times of day and gpsd `time` fields,
@@ -15,7 +16,7 @@ public import Foundation
 ///   repeating the `RMC` course of the same fix, is the same measurement twice and is dropped
 ///   (counted in ``Output/isDuplicate``);
 /// - compass alarms: a fault when a magnetometer alarm starts, no headings while it lasts.
-public struct ReplayDecoder: Sendable {
+public struct HeadingLineDecoder: Sendable {
     /// What one line produced.
     public struct Output: Sendable, Hashable {
         /// The heading or fault the line produced, if any.
@@ -36,8 +37,19 @@ public struct ReplayDecoder: Sendable {
     /// How many lines after an NMEA course sentence a `TPV` track counts as its duplicate.
     static let courseDuplicateWindow = 32
 
-    /// The path named in faults.
-    public let path: String
+    /// How headings are stamped with time.
+    public enum Timestamping: Sendable, Hashable {
+        /// With the recording's time (its last date and time seen), or the time of receipt before
+        /// it has given one: for replays.
+        case recording
+        /// With the time of receipt: for live input.
+        case reception
+    }
+
+    /// The file named in faults with the line number, or `nil` for live input (faults carry no location).
+    public let path: String?
+    /// How headings are stamped with time.
+    public let timestamping: Timestamping
     /// The source name headings and faults carry.
     public let sourceName: String
     /// The speed below which course over ground is noise and no heading, in metres per second.
@@ -54,18 +66,22 @@ public struct ReplayDecoder: Sendable {
 
     /// Creates a decoder for one recording.
     /// - Parameters:
-    ///   - path: The file's path, as faults name it.
+    ///   - path: The file's path, as faults name it with the line number; `nil` for live input.
     ///   - sourceName: The source name for headings and faults.
     ///   - minimumCourseSpeed: Below this speed (m/s) course over ground gives no heading. Default 0.5 (about 1 knot).
-    public init(path: String, sourceName: String, minimumCourseSpeed: Double = 0.5) {
+    ///   - timestamping: How headings are stamped with time. Default: ``Timestamping/recording``.
+    public init(path: String?, sourceName: String, minimumCourseSpeed: Double = 0.5, timestamping: Timestamping = .recording) {
         self.path = path
+        self.timestamping = timestamping
         self.sourceName = sourceName
         self.minimumCourseSpeed = minimumCourseSpeed
     }
 
     /// Forgets the recording's time, as at the start of the file: for a replay that loops.
     public mutating func restart() {
-        self = ReplayDecoder(path: path, sourceName: sourceName, minimumCourseSpeed: minimumCourseSpeed)
+        self = HeadingLineDecoder(
+            path: path, sourceName: sourceName, minimumCourseSpeed: minimumCourseSpeed, timestamping: timestamping
+        )
     }
 
     /// Decodes one line.
@@ -172,7 +188,7 @@ public struct ReplayDecoder: Sendable {
                 output.event = .fault(
                     HeadingFault(
                         code: .deviceLost, source: sourceName, reason: "gpsd reports device \(path) deactivated",
-                        location: .init(path: self.path, line: number), timestamp: timestamp(receivedAt)
+                        location: location(number), timestamp: timestamp(receivedAt)
                     )
                 )
             }
@@ -180,7 +196,7 @@ public struct ReplayDecoder: Sendable {
             output.event = .fault(
                 HeadingFault(
                     code: .sourceUnavailable, source: sourceName, reason: "gpsd error: \(message)",
-                    location: .init(path: path, line: number), timestamp: timestamp(receivedAt)
+                    location: location(number), timestamp: timestamp(receivedAt)
                 )
             )
         case .other:
@@ -201,7 +217,7 @@ public struct ReplayDecoder: Sendable {
         isAlarmActive = true
         return .fault(
             HeadingFault(
-                code: code, source: sourceName, reason: reason, location: .init(path: path, line: number),
+                code: code, source: sourceName, reason: reason, location: location(number),
                 timestamp: timestamp(receivedAt)
             )
         )
@@ -209,13 +225,19 @@ public struct ReplayDecoder: Sendable {
 
     private func skipped(_ error: LineDecodingError, number: Int, receivedAt: Date) -> Output {
         let fault = HeadingFault(
-            code: error.code, source: sourceName, reason: error.reason, location: .init(path: path, line: number),
+            code: error.code, source: sourceName, reason: error.reason, location: location(number),
             timestamp: timestamp(receivedAt)
         )
         return Output(event: .fault(fault), isSkipped: true)
     }
 
-    private func timestamp(_ receivedAt: Date) -> Date { deviceTime ?? receivedAt }
+    private func timestamp(_ receivedAt: Date) -> Date {
+        timestamping == .recording ? deviceTime ?? receivedAt : receivedAt
+    }
+
+    private func location(_ number: Int) -> HeadingFault.InputLocation? {
+        path.map { HeadingFault.InputLocation(path: $0, line: number) }
+    }
 
     /// Records a time from the recording; returns it in seconds for pacing.
     private mutating func observe(_ time: NMEAReport.Time) -> Double {

@@ -1,0 +1,25 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import HeadingKitGPSD
+import ServiceLifecycle
+
+/// Prints the gpsd connection's progress on standard error: the first connection attempt of
+/// each outage, and each time gpsd starts streaming. Retries are not printed here: each failed
+/// attempt is already a fault line that says when the next one is.
+struct ConnectionStatusLog: Service {
+    /// The source watched.
+    let source: GPSDHeadingSource
+
+    /// Prints until headingd shuts down.
+    func run() async {
+        for await state in source.connectionStates().cancelOnGracefulShutdown() {
+            switch state {
+            case .connecting(attempt: 1), .watching:
+                LineWriter.standardError.write("headingd: \(source.name): \(state)")
+            case .idle, .connecting, .waitingToRetry:
+                break
+            }
+        }
+    }
+}

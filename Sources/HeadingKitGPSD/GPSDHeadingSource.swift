@@ -1,0 +1,310 @@
+// headingd — HeadingKitGPSD
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+public import HeadingKit
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Headings from a live gpsd, through libgps, with reconnection.
+///
+/// A reader thread of its own (libgps blocks; no Swift concurrency thread ever waits on it)
+/// connects with `gps_open`, watches JSON and raw NMEA with `gps_stream`, and reads with
+/// `gps_waiting`/`gps_read`. Every message goes through HeadingKit's ``HeadingLineDecoder``:
+/// - raw NMEA heading sentences (`HDT`, `HDG`, `HDM`, `THS`, `PASHR`, `PTNTHTM`) are parsed by
+///   HeadingKit, because gpsd 3.22 drops `THS` and misreads `HDG`; the `ATT` report gpsd makes
+///   of a sentence just before it is a duplicate and is not delivered a second time;
+/// - `ATT` reports with no NMEA sentence before them (binary devices) are delivered as they are;
+/// - course over ground (`RMC`/`VTG`, else `TPV` `track`) only at or above
+///   ``Configuration/minimumCourseSpeed``;
+/// - out-of-range values are faults, never wrapped onto the circle;
+/// - `DEVICE` with `activated: 0` is a `deviceLost` fault naming the device.
+///
+/// Headings are stamped with the time they were received (gpsd 3.22's `ATT` carries no time).
+///
+/// A refused, closed or broken connection is a `sourceUnavailable` fault saying when the next
+/// attempt is; attempts follow ``Configuration/backoff`` (0.25 s doubling to 5 s, jittered)
+/// forever, until ``stop()``. Authorization is what the system says: ``requestAuthorization()``
+/// answers ``HeadingAuthorizationStatus/authorized`` (gpsd is a network service anyone may
+/// reach) until a connection attempt is refused with `EACCES` or `EPERM` (a firewall or a
+/// sandbox), which is published as ``HeadingAuthorizationStatus/denied`` — and as authorized
+/// again once a connection succeeds.
+public final class GPSDHeadingSource: HeadingSource, Sendable {
+    /// Which gpsd to read, and how.
+    public struct Configuration: Sendable, Hashable {
+        /// Where gpsd listens, and the one device to watch, if any.
+        public var endpoint: GPSDEndpoint
+        /// The name headings and faults carry. Default: the endpoint's URL.
+        public var sourceName: String
+        /// Below this speed, in metres per second, course over ground gives no heading. Default 0.5 (about 1 knot).
+        public var minimumCourseSpeed: Double
+        /// How long one wait for a message lasts; ``GPSDHeadingSource/stop()`` takes effect within it.
+        public var readTimeout: Duration
+        /// The delays between connection attempts.
+        public var backoff: ReconnectBackoff
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - endpoint: Where gpsd listens. Default: 127.0.0.1:2947, every device.
+        ///   - sourceName: The name headings and faults carry. Default: the endpoint's URL.
+        ///   - minimumCourseSpeed: Minimum speed for course over ground, m/s. Default 0.5.
+        ///   - readTimeout: How long one wait for a message lasts. Default 250 ms.
+        ///   - backoff: The delays between connection attempts. Default 0.25 s doubling to 5 s, ±20 %.
+        public init(
+            endpoint: GPSDEndpoint = .default,
+            sourceName: String? = nil,
+            minimumCourseSpeed: Double = 0.5,
+            readTimeout: Duration = .milliseconds(250),
+            backoff: ReconnectBackoff = ReconnectBackoff()
+        ) {
+            self.endpoint = endpoint
+            self.sourceName = sourceName ?? endpoint.description
+            self.minimumCourseSpeed = minimumCourseSpeed
+            self.readTimeout = readTimeout
+            self.backoff = backoff
+        }
+    }
+
+    /// What the connection to gpsd is doing.
+    public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
+        /// Not started, or stopped.
+        case idle
+        /// Connecting; `attempt` counts from 1 since the last connection that worked.
+        case connecting(attempt: Int)
+        /// Connected, and gpsd has acknowledged the watch: messages flow from here on.
+        case watching
+        /// Waiting this many seconds before the next attempt.
+        case waitingToRetry(seconds: Double)
+
+        /// A short phrase, such as `retrying in 1.0 s`.
+        public var description: String {
+            switch self {
+            case .idle: "idle"
+            case .connecting(let attempt): attempt > 1 ? "connecting (attempt \(attempt))" : "connecting"
+            case .watching: "watching"
+            case .waitingToRetry(let seconds): "retrying in \(String(format: "%.1f", seconds)) s"
+            }
+        }
+    }
+
+    private struct State {
+        weak var delegate: (any HeadingSourceDelegate)?
+        var signal: StopSignal?
+        var connectionState = ConnectionState.idle
+        var authorization = HeadingAuthorizationStatus.notDetermined
+        var runningReaders = 0
+        var observers: [Int: AsyncStream<ConnectionState>.Continuation] = [:]
+        var nextObserver = 0
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Which gpsd this source reads, and how.
+    public let configuration: Configuration
+    private let state = Mutex(State())
+
+    /// Creates a source; nothing connects until ``start()``.
+    /// - Parameter configuration: Which gpsd to read, and how.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    deinit {
+        state.withLock { state in
+            state.signal?.stop()
+            for observer in state.observers.values { observer.finish() }
+        }
+    }
+
+    /// The endpoint's URL unless the configuration names it otherwise, such as `gpsd://127.0.0.1:2947`.
+    public var name: String { configuration.sourceName }
+
+    /// Receives the source's reports, on its reader thread. Held weakly.
+    public var delegate: (any HeadingSourceDelegate)? {
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
+    }
+
+    /// What the connection is doing now.
+    public var connectionState: ConnectionState { state.withLock { $0.connectionState } }
+
+    /// The connection's state now and at each change, until the source goes away.
+    /// - Returns: A stream that starts with the current state and keeps the newest 64 changes
+    ///   for a slow reader.
+    public func connectionStates() -> AsyncStream<ConnectionState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self, bufferingPolicy: .bufferingNewest(64))
+        let key = state.withLock { state in
+            defer { state.nextObserver += 1 }
+            state.observers[state.nextObserver] = continuation
+            continuation.yield(state.connectionState)
+            return state.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// Waits until the reader thread has closed its connection and ended, after ``stop()``.
+    /// Returns at once when no reader runs.
+    public func waitUntilStopped() async {
+        await withCheckedContinuation { continuation in
+            let isStopped = state.withLock { state in
+                if state.runningReaders == 0 { return true }
+                state.stopWaiters.append(continuation)
+                return false
+            }
+            if isStopped { continuation.resume() }
+        }
+    }
+
+    /// Answers ``HeadingAuthorizationStatus/denied`` when the last connection attempt was
+    /// refused by the system (`EACCES`/`EPERM`), else ``HeadingAuthorizationStatus/authorized``.
+    public func requestAuthorization() {
+        let status = state.withLock { state in
+            if state.authorization == .notDetermined { state.authorization = .authorized }
+            return state.authorization
+        }
+        delegate?.headingSource(self, didChangeAuthorization: status)
+    }
+
+    /// Starts the reader thread, which connects and keeps reconnecting until ``stop()``. Does
+    /// nothing while started.
+    public func start() {
+        let signal: StopSignal? = state.withLock { state in
+            guard state.signal == nil else { return nil }
+            let signal = StopSignal()
+            state.signal = signal
+            state.runningReaders += 1
+            return signal
+        }
+        guard let signal else { return }
+        let reader = GPSDReader(configuration: configuration, signal: signal) { [weak self] in self }
+        let thread = Thread {
+            reader.run()
+            self.readerEnded()
+        }
+        thread.name = "gpsd reader"
+        thread.start()
+    }
+
+    /// Stops the reader: returns at once; the reader closes its connection within one
+    /// ``Configuration/readTimeout`` (``waitUntilStopped()`` waits for that). No report follows
+    /// once the one in flight is delivered.
+    public func stop() {
+        state.withLock { state in
+            state.signal?.stop()
+            state.signal = nil
+        }
+    }
+
+    fileprivate func setConnectionState(_ connectionState: ConnectionState) {
+        state.withLock { state in
+            guard state.connectionState != connectionState else { return }
+            state.connectionState = connectionState
+            for observer in state.observers.values { observer.yield(connectionState) }
+        }
+    }
+
+    /// Records an authorization status the system gave, and reports it when it changed.
+    fileprivate func systemAuthorization(_ status: HeadingAuthorizationStatus) {
+        let changed = state.withLock { state in
+            defer { state.authorization = status }
+            return state.authorization != status
+        }
+        if changed { delegate?.headingSource(self, didChangeAuthorization: status) }
+    }
+
+    private func readerEnded() {
+        let waiters = state.withLock { state in
+            state.runningReaders -= 1
+            if state.runningReaders == 0, state.signal == nil {
+                state.connectionState = .idle
+                for observer in state.observers.values { observer.yield(.idle) }
+            }
+            guard state.runningReaders == 0 else { return [CheckedContinuation<Void, Never>]() }
+            defer { state.stopWaiters = [] }
+            return state.stopWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// One reader thread's work: connect, watch, decode, deliver, reconnect — until its signal.
+private struct GPSDReader: Sendable {
+    let configuration: GPSDHeadingSource.Configuration
+    let signal: StopSignal
+    let source: @Sendable () -> GPSDHeadingSource?
+
+    func run() {
+        // libgps writes with write(2): a gpsd that just died must give EPIPE, not kill the process.
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+
+        var decoder = HeadingLineDecoder(
+            path: nil, sourceName: configuration.sourceName, minimumCourseSpeed: configuration.minimumCourseSpeed,
+            timestamping: .reception
+        )
+        var backoff = configuration.backoff
+        var generator = SystemRandomNumberGenerator()
+        var attempt = 0
+        let timeout = Int32(clamping: configuration.readTimeout.components.seconds * 1_000_000
+            + configuration.readTimeout.components.attoseconds / 1_000_000_000_000)
+        while !signal.isStopped {
+            attempt += 1
+            source()?.setConnectionState(.connecting(attempt: attempt))
+            let failure: GPSDConnection.Failure
+            do {
+                let connection = try GPSDConnection(endpoint: configuration.endpoint)
+                source()?.systemAuthorization(.authorized)
+                decoder.restart()
+                var messageNumber = 0
+                var isWatching = false
+                defer { connection.close() }
+                while !signal.isStopped {
+                    guard connection.waitForMessage(timeout: timeout) else { continue }
+                    _ = try connection.readMessage { bytes in
+                        messageNumber += 1
+                        if !isWatching, bytes.starts(with: Self.watchReply) {
+                            isWatching = true
+                            attempt = 0
+                            backoff.reset()
+                            source()?.setConnectionState(.watching)
+                        }
+                        deliver(decoder.decode(bytes, number: messageNumber, receivedAt: Date()).event)
+                    }
+                }
+                return
+            } catch {
+                failure = error
+            }
+            guard !signal.isStopped, let source = source() else { return }
+            if failure.isAccessDenied { source.systemAuthorization(.denied) }
+            let delay = backoff.nextDelay(using: &generator)
+            source.setConnectionState(.waitingToRetry(seconds: delay))
+            let fault = HeadingFault(
+                code: failure.isAccessDenied ? .permissionDenied : .sourceUnavailable,
+                source: configuration.sourceName,
+                reason: "\(failure.reason); retrying in \(String(format: "%.2f", delay)) s"
+            )
+            if !signal.isStopped { source.delegate?.headingSource(source, didFailWith: fault) }
+            signal.wait(seconds: delay)
+        }
+    }
+
+    /// gpsd's answer to `?WATCH`: from here on, messages flow.
+    private static let watchReply = Array(#"{"class":"WATCH""#.utf8)
+
+    private func deliver(_ event: HeadingEvent?) {
+        guard let event, !signal.isStopped, let source = source() else { return }
+        switch event {
+        case .heading(let heading): source.delegate?.headingSource(source, didUpdate: heading)
+        case .fault(let fault): source.delegate?.headingSource(source, didFailWith: fault)
+        case .authorizationChanged(let status): source.systemAuthorization(status)
+        }
+    }
+}
