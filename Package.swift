@@ -67,11 +67,11 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadingKitGPSDTests",
-            dependencies: ["HeadingKitGPSD", "HeadingKit"]
+            dependencies: ["HeadingKitGPSD", "HeadingKit", "HeadingKitTesting"]
         ),
         .testTarget(
             name: "HeadingDaemonTests",
-            dependencies: ["HeadingDaemon", "HeadingKit"]
+            dependencies: ["HeadingDaemon", "HeadingKit", "HeadingKitTesting"]
         ),
     ]
 )

@@ -29,6 +29,12 @@ struct Headingd: AsyncParsableCommand {
             reported as 'FILE:LINE: reason' and skipped; the lines around it are delivered. At the \
             end of the file headingd prints a summary on standard error and exits 0.
 
+            --source gpsd://HOST:PORT[/DEVICE] (or just 'gpsd' for gpsd://127.0.0.1:2947) reads a \
+            live gpsd over TCP: its JSON reports and its raw NMEA, which headingd parses itself \
+            (gpsd 3.22 drops THS and misreads HDG). When gpsd is down or goes away, each failed \
+            attempt is a sourceUnavailable fault saying when the next one is (0.25 s doubling to \
+            5 s, jittered), forever, until SIGINT or SIGTERM.
+
             Exit status: 0 on success; 64 for bad arguments; 65 with --strict when any line was \
             skipped or the file is in an unsupported (binary) format; 66 when the file cannot be read.
             """

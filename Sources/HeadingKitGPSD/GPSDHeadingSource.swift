@@ -11,7 +11,7 @@ import Glibc
 
 /// Headings from a live gpsd, through libgps, with reconnection.
 ///
-/// A reader thread of its own (libgps blocks; no Swift concurrency thread ever waits on it)
+/// A reader thread of its own (named `gpsd:PORT`) (libgps blocks; no Swift concurrency thread ever waits on it)
 /// connects with `gps_open`, watches JSON and raw NMEA with `gps_stream`, and reads with
 /// `gps_waiting`/`gps_read`. Every message goes through HeadingKit's ``HeadingLineDecoder``:
 /// - raw NMEA heading sentences (`HDT`, `HDG`, `HDM`, `THS`, `PASHR`, `PTNTHTM`) are parsed by
@@ -183,10 +183,12 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         guard let signal else { return }
         let reader = GPSDReader(configuration: configuration, signal: signal) { [weak self] in self }
         let thread = Thread {
+            // Named from inside: Linux keeps 15 characters, and Foundation does not pass a name set
+            // before start() to the system.
+            Thread.current.name = "gpsd:\(self.configuration.endpoint.port)"
             reader.run()
             self.readerEnded()
         }
-        thread.name = "gpsd reader"
         thread.start()
     }
 

@@ -80,11 +80,18 @@ final class DaemonProcess: @unchecked Sendable {
     /// Waits until `condition` holds over (standard output, exited), re-checking on every change,
     /// for at most `timeout`. Returns whether it held.
     func wait(timeout: Duration = .seconds(30), until condition: @escaping @Sendable (String, Bool) -> Bool) async -> Bool {
+        await waitForState(timeout: timeout) { condition(String(decoding: $0.output, as: UTF8.self), $0.exited) }
+    }
+
+    /// Waits until standard error contains `text`, for at most `timeout`. Returns whether it did.
+    func wait(timeout: Duration = .seconds(30), untilErrorsContain text: String) async -> Bool {
+        await waitForState(timeout: timeout) { String(decoding: $0.errors, as: UTF8.self).contains(text) }
+    }
+
+    private func waitForState(timeout: Duration, until condition: @escaping @Sendable (State) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let (holds, version) = lock.withLock {
-                (condition(String(decoding: state.output, as: UTF8.self), state.exited), state.version)
-            }
+            let (holds, version) = lock.withLock { (condition(state), state.version) }
             if holds { return true }
             if ContinuousClock.now >= deadline { return false }
             await withTaskGroup(of: Void.self) { group in

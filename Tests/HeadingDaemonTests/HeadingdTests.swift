@@ -126,6 +126,7 @@ struct HeadingdTests {
         #expect(daemon.terminationStatus == 0)
         for option in [
             "--source", "--count", "--format", "--filter", "--rate", "--seed", "--dropout-interval", "--dropout-duration",
+            "--speed", "--loop", "--strict", "--min-course-speed", "gpsd://HOST:PORT",
         ] {
             #expect(daemon.output.contains(option))
         }

@@ -1,0 +1,155 @@
+// headingd — HeadingKitTesting
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+import Synchronization
+
+/// Debian's `gpsfake` serving one log through a pty into a private gpsd on a port of its own.
+///
+/// gpsfake runs with `-i` (single-stepping): it feeds the log only as fast as the test writes
+/// newlines to its standard input, so a test connects its client first and then calls
+/// ``release(_:)`` — no sentence goes out before anyone watches (with plain `-n`, gpsfake starts
+/// feeding about 1.3 s after launch whether or not a client is there). ``stop()`` (also run on
+/// deinit, so a failing test cleans up too) ends gpsfake and its gpsd by PID.
+public final class GPSFake: Sendable {
+    /// Why gpsfake could not be started.
+    public enum Failure: Error, CustomStringConvertible {
+        /// gpsd did not accept connections in time; `output` is what gpsfake wrote on standard error.
+        case notListening(port: UInt16, output: String)
+        /// What went wrong, in one line.
+        public var description: String {
+            switch self {
+            case .notListening(let port, let output): "gpsd did not listen on port \(port) within 20 s; gpsfake said: \(output)"
+            }
+        }
+    }
+
+    /// The port gpsd listens on.
+    public let port: UInt16
+    /// The log fed.
+    public let log: String
+    private let process = Mutex<Process?>(nil)
+    private let input = Pipe()
+    private let errors: URL
+    private let scratch: URL
+
+    /// Prepares gpsfake for `log` on `port` (``start()`` launches it).
+    /// - Parameters:
+    ///   - log: The log to feed: NMEA, or any format gpsd reads.
+    ///   - port: The port for gpsd; ``freePort()`` gives one.
+    public init(log: String, port: UInt16) {
+        self.log = log
+        self.port = port
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("gpsfake-\(port)-\(UUID().uuidString)")
+        errors = scratch.appendingPathComponent("gpsfake.err")
+    }
+
+    deinit { stop() }
+
+    /// The number of lines in the log: enough newlines to feed all of it.
+    public var lineCount: Int {
+        ((try? Data(contentsOf: URL(fileURLWithPath: log))) ?? Data()).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 } + 1
+    }
+
+    /// Launches gpsfake and returns once its gpsd accepts connections (within 20 s).
+    public func start() async throws {
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let gpsfake = Process()
+        gpsfake.executableURL = URL(fileURLWithPath: "/usr/bin/gpsfake")
+        gpsfake.arguments = ["-n", "-1", "-i", "-W", "120", "-P", String(port), "-q", log]
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = scratch.path  // gpsfake leaves its control socket there
+        gpsfake.environment = environment
+        gpsfake.standardInput = input
+        gpsfake.standardOutput = FileHandle.nullDevice
+        gpsfake.standardError = try FileHandle(forWritingTo: errors)
+        try gpsfake.run()
+        process.withLock { $0 = gpsfake }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if Self.accepts(port: port) { return }
+            guard gpsfake.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(20))  // polling a port: there is no event to await
+        }
+        let output = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        stop()
+        throw Failure.notListening(port: port, output: output)
+    }
+
+    /// Lets gpsfake feed `count` more sentences (default: the rest of the log).
+    public func release(_ count: Int? = nil) {
+        let newlines = Data(repeating: 0x0A, count: count ?? lineCount)
+        try? input.fileHandleForWriting.write(contentsOf: newlines)
+    }
+
+    /// The gpsd that gpsfake started, found by its parent PID.
+    public var gpsdProcessIdentifier: Int32? {
+        guard let parent = process.withLock({ $0?.processIdentifier }) else { return nil }
+        return Self.children(of: parent).first { Self.command(of: $0) == "gpsd" }
+    }
+
+    /// Kills gpsd alone (SIGKILL), as a crash would; gpsfake stays until ``stop()``.
+    public func killGPSD() {
+        if let gpsd = gpsdProcessIdentifier { kill(gpsd, SIGKILL) }
+    }
+
+    /// Ends gpsfake and its gpsd and removes the scratch directory; safe to call more than once.
+    public func stop() {
+        guard let gpsfake = process.withLock({ process -> Process? in
+            defer { process = nil }
+            return process
+        }) else { return }
+        let gpsd = Self.children(of: gpsfake.processIdentifier).filter { Self.command(of: $0) == "gpsd" }
+        if gpsfake.isRunning { kill(gpsfake.processIdentifier, SIGTERM) }
+        try? input.fileHandleForWriting.close()  // gpsfake -i also ends at the end of its input
+        let deadline = Date(timeIntervalSinceNow: 3)
+        while gpsfake.isRunning, Date() < deadline { usleep(10_000) }
+        if gpsfake.isRunning { kill(gpsfake.processIdentifier, SIGKILL) }
+        for pid in gpsd { kill(pid, SIGKILL) }
+        gpsfake.waitUntilExit()
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    public static func accepts(port: UInt16) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// A port no one listens on now, different for each call in this process.
+    public static func freePort() -> UInt16 {
+        while true {
+            let port = nextPort.withLock { port -> UInt16 in
+                defer { port = port >= 39_999 ? 30_000 : port + 1 }
+                return port
+            }
+            if !accepts(port: port) { return port }
+        }
+    }
+
+    private static let nextPort = Mutex<UInt16>(30_000 + UInt16(getpid() % 500) * 20)
+
+    private static func children(of parent: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent
+        }
+    }
+
+    private static func command(of pid: Int32) -> String? {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

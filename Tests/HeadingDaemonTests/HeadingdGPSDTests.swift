@@ -1,0 +1,52 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKitTesting
+import Testing
+
+/// `headingd --source gpsd://…` end to end: the real binary against a real gpsd run by gpsfake.
+@Suite(.timeLimit(.minutes(2)))
+struct HeadingdGPSDTests {
+    private static func gpsdLog(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/gpsd-logs/\(name)").path
+    }
+
+    @Test func countFourPrintsHemisFourHeadings() async throws {
+        let fake = GPSFake(log: Self.gpsdLog("hemi.log"), port: GPSFake.freePort())
+        try await fake.start()
+        defer { fake.stop() }
+        let endpoint = "gpsd://127.0.0.1:\(fake.port)"
+        let daemon = DaemonProcess(arguments: ["--source", endpoint, "--count", "4", "--format", "json"])
+        try daemon.start()
+        #expect(await daemon.wait(untilErrorsContain: "headingd: \(endpoint): watching"))
+        fake.release()
+        #expect(await daemon.waitForExit())
+        #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors)")
+        let headings = try daemon.outputLines.map { line in
+            (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["trueHeading"] as? Double
+        }
+        #expect(headings == [274.07, 274.04, 274.12, 274.11])
+        #expect(daemon.outputLines.allSatisfy { $0.contains(#""source":"\#(endpoint)""#) })
+    }
+
+    @Test func noGpsdIsReportedAndRetriedUntilStopped() async throws {
+        let endpoint = "gpsd://127.0.0.1:\(GPSFake.freePort())"
+        let daemon = DaemonProcess(arguments: ["--source", endpoint])
+        try daemon.start()
+        #expect(await daemon.wait(untilErrorsContain: "Connection refused; retrying in"))
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.exitedNormally)
+        #expect(daemon.terminationStatus == 0)
+        #expect(daemon.errors.contains("headingd: fault: \(endpoint): sourceUnavailable: cannot connect to gpsd at 127.0.0.1:"))
+    }
+
+    @Test(arguments: ["gpsd://host:0", "gpsd://[::1", "tcp://127.0.0.1:2947"])
+    func badGpsdURLsAreRefused(url: String) async throws {
+        let daemon = try await DaemonProcess.run(["--source", url])
+        #expect(daemon.terminationStatus == 64)
+        #expect(daemon.errors.contains("gpsd://HOST:PORT"))
+    }
+}
