@@ -183,9 +183,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         guard let signal else { return }
         let reader = GPSDReader(configuration: configuration, signal: signal) { [weak self] in self }
         let thread = Thread {
-            // Named from inside: Linux keeps 15 characters, and Foundation does not pass a name set
-            // before start() to the system.
-            Thread.current.name = "gpsd:\(self.configuration.endpoint.port)"
+            setThreadName("gpsd:\(self.configuration.endpoint.port)")
             reader.run()
             self.readerEnded()
         }
@@ -309,4 +307,14 @@ private struct GPSDReader: Sendable {
         case .authorizationChanged(let status): source.systemAuthorization(status)
         }
     }
+}
+
+/// Names the calling thread as `ps`, `top` and `/proc/self/task/*/comm` show it (Linux keeps 15
+/// characters). Foundation's `Thread.name` reaches the system only when set from the thread
+/// after `start()` has recorded it, which races; `pthread_setname_np` needs `_GNU_SOURCE`, which
+/// Swift's Glibc module does not define, so it is looked up at run time.
+private func setThreadName(_ name: String) {
+    typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+    guard let symbol = dlsym(nil, "pthread_setname_np") else { return }  // nil is RTLD_DEFAULT
+    _ = name.withCString { unsafeBitCast(symbol, to: SetName.self)(pthread_self(), $0) }
 }

@@ -139,6 +139,11 @@ struct GPSDHeadingSourceTests {
         proxy.disable()
         await harness.finish()
         await subscription.value
+        // The reader thread ends just after it reports the end: give it a moment, bounded.
+        let deadline = ContinuousClock.now + .seconds(2)
+        while Self.threadNames().contains(readerName), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(!Self.threadNames().contains(readerName))
         #expect(Self.sockets(toPort: port) == 0)
     }
@@ -186,7 +191,9 @@ struct GPSDHeadingSourceTests {
         let suffix = ":" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         var inodes = Set<String>()
         for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            // Read to the end: /proc reports a size of 0, and a table of many sockets spans pages.
+            guard let handle = FileHandle(forReadingAtPath: table), let data = try? handle.readToEnd() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 if fields.count > 9, fields[2].hasSuffix(suffix) { inodes.insert(String(fields[9])) }
