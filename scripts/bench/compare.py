@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+# headingd — the measuring half of scripts/bench-compare (see there).
+# SPDX-License-Identifier: Apache-2.0
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(command, stdin_path=None):
+    """Runs command with stdout to /dev/null; returns (seconds, peak RSS in KiB, stderr).
+
+    Started with posix_spawn, not fork: Linux carries a process's peak RSS across exec, so a
+    child forked from this Python would report Python's size, not its own.
+    """
+    error_read, error_write = os.pipe()
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, stdin_path or "/dev/null", os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_DUP2, error_write, 2),
+        (os.POSIX_SPAWN_CLOSE, error_read),
+    ]
+    started = time.perf_counter()
+    pid = os.posix_spawnp(command[0], command, os.environ, file_actions=actions)
+    os.close(error_write)
+    with os.fdopen(error_read, "rb") as stream:
+        errors = stream.read().decode(errors="replace")
+    _, status, usage = os.wait4(pid, 0)
+    elapsed = time.perf_counter() - started
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit(f"bench-compare: {command[0]} failed ({code}): {errors[-500:]}")
+    return elapsed, usage.ru_maxrss, errors
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--headingd", required=True)
+    parser.add_argument("--python", required=True)
+    parser.add_argument("--sentences", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    arguments = parser.parse_args()
+
+    os.makedirs(".build/bench", exist_ok=True)
+    path = f".build/bench/nmea-{arguments.sentences}.nmea"
+    if not os.path.exists(path):
+        subprocess.run([os.path.join(here, "..", "generate-nmea"), str(arguments.sentences), path, "--seed", "1"], check=True)
+    size = os.path.getsize(path)
+    print(f"file: {path}, {arguments.sentences} sentences (HDT, HDG, THS, RMC), {size / 1e6:.1f} MB")
+
+    contenders = {
+        "headingd": ([arguments.headingd, "--source", f"replay:{path}", "--speed", "max", "--format", "json"], None),
+        "gpsdecode": (["gpsdecode"], path),  # reads standard input
+        "pynmea2": ([arguments.python, os.path.join(here, "pynmea2-parse.py"), path], None),
+        "cat": (["cat", path], None),
+    }
+    times = {name: [] for name in contenders}
+    peak = {name: 0 for name in contenders}
+    notes = {}
+    for round_number in range(arguments.rounds):
+        for name, (command, stdin_path) in contenders.items():
+            elapsed, rss, errors = run(command, stdin_path)
+            times[name].append(elapsed)
+            peak[name] = max(peak[name], rss)
+            if name == "headingd":
+                notes[name] = next((line for line in errors.splitlines() if "replay of" in line), "")
+        print(f"round {round_number + 1}: " + ", ".join(f"{name} {times[name][-1]:.3f} s" for name in contenders), flush=True)
+
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    print()
+    print(f"{'':10} {'median s':>9} {'sentences/s':>12} {'÷ headingd':>12} {'peak RSS':>9}")
+    for name in contenders:
+        rate = arguments.sentences / medians[name]
+        ratio = medians[name] / medians["headingd"]
+        print(f"{name:10} {medians[name]:9.3f} {rate:12,.0f} {ratio:11.2f}× {peak[name] / 1024:7.1f} MB")
+    print()
+    print(f"headingd: {notes.get('headingd', '')}")
+    print(f"headingd vs gpsdecode: {medians['gpsdecode'] / medians['headingd']:.2f}× (target ≥ 5); "
+          f"vs pynmea2: {medians['pynmea2'] / medians['headingd']:.2f}× (target ≥ 20); "
+          f"peak RSS {peak['headingd'] / 1024:.1f} MB (target < 16)")
+
+
+if __name__ == "__main__":
+    main()
