@@ -28,7 +28,6 @@ let package = Package(
             name: "HeadingKit",
             dependencies: [
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
-                .product(name: "OpenCombineFoundation", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,7 +1,7 @@
 // headingd — HeadingKitTesting
 // SPDX-License-Identifier: Apache-2.0
 
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Debian's `gpsfake` serving one log through a pty into a private gpsd on a port of its own.
@@ -54,7 +54,7 @@ public final class GPSFake: Sendable {
     /// Launches gpsfake and returns once its gpsd accepts connections (within 20 s).
     public func start() async throws {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let gpsfake = Process()
         gpsfake.executableURL = URL(fileURLWithPath: "/usr/bin/gpsfake")
         gpsfake.arguments = ["-n", "-1", "-i", "-W", "120", "-P", String(port), "-q", log]

@@ -7,7 +7,6 @@ public import Foundation
 public import Combine
 #else
 @preconcurrency public import OpenCombine
-import OpenCombineFoundation
 #endif
 
 extension NotificationCenter {
@@ -77,7 +76,19 @@ extension NotificationCenter {
         #if canImport(Combine)
         publisher(for: .headingDidUpdate, object: object).compactMap(\.heading).eraseToAnyPublisher()
         #else
-        ocombine.publisher(for: .headingDidUpdate, object: object).compactMap(\.heading).eraseToAnyPublisher()
+        // By hand rather than OpenCombineFoundation's `publisher(for:)`: that module also brings
+        // FoundationNetworking (libcurl, TLS, Kerberos) into every process that links HeadingKit.
+        let center = self
+        return Deferred {
+            let subject = PassthroughSubject<Heading, Never>()
+            let observer = ObserverToken(
+                center.addObserver(forName: .headingDidUpdate, object: object, queue: nil) { notification in
+                    if let heading = notification.heading { subject.send(heading) }
+                }
+            )
+            return subject.handleEvents(receiveCancel: { center.removeObserver(observer.token) })
+        }
+        .eraseToAnyPublisher()
         #endif
     }
 
@@ -97,3 +108,14 @@ extension NotificationCenter {
         return stream
     }
 }
+
+#if !canImport(Combine)
+/// An observer token carried into a cancel handler.
+///
+/// Safety: `@unchecked Sendable` because the token is immutable and only handed back to
+/// `NotificationCenter.removeObserver(_:)`, which is thread-safe (the center's own lock).
+private final class ObserverToken: @unchecked Sendable {
+    let token: any NSObjectProtocol
+    init(_ token: any NSObjectProtocol) { self.token = token }
+}
+#endif

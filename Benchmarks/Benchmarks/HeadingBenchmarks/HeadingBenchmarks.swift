@@ -1,0 +1,169 @@
+// headingd benchmarks
+// SPDX-License-Identifier: Apache-2.0
+//
+// Each group has a baseline measured in the same run (splitting a sentence without reading it; a
+// bare NotificationCenter post), so results read as ratios, not as absolute times on a shared
+// machine. One iteration is one sentence, report or heading: `throughput` is per second,
+// `mallocCountTotal` is allocations per heading, and `wallClock` percentiles of the latency
+// benchmark are bytes in → observer callback.
+
+import Benchmark
+import Foundation
+import HeadingKit
+import HeadingKitTesting
+
+let benchmarks: @Sendable () -> Void = {
+    let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal, .instructions]
+    Benchmark.defaultConfiguration = .init(metrics: metrics, scalingFactor: .kilo, maxDuration: .seconds(2))
+
+    let sentences: [(String, String)] = [
+        ("HDT", "$GPHDT,274.07,T*03"),
+        ("HDG", "$HCHDG,46.5,1.2,W,2.5,E*63"),
+        ("THS", "$GPTHS,47.77,A*34"),
+        ("RMC", "$GPRMC,000000.00,A,5530.000,N,01230.000,E,6.0,47.8,010126,2.5,E,A*08"),
+        ("PASHR", "$PASHR,204132.000,010.51,T,+00.39,-00.79,-00.84,0.151,0.075,0.555,1,0*03"),
+    ]
+
+    // MARK: NMEA parsing, per sentence type
+
+    let hdt = Array(sentences[0].1.utf8)
+    Benchmark("baseline: split HDT into fields") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(hdt.split(separator: UInt8(ascii: ",")).count) }
+    }
+    for (type, sentence) in sentences {
+        let bytes = Array(sentence.utf8)
+        Benchmark("NMEA parse \(type)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try? NMEADecoder.decode(bytes)) }
+        }
+    }
+
+    // MARK: gpsd JSON
+
+    let reports: [(String, String)] = [
+        ("ATT", #"{"class":"ATT","device":"/dev/pts/1","heading":274.070}"#),
+        ("TPV", #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2033-10-05T20:41:32.200Z","lat":42.09,"lon":-88.03,"track":21.404,"magvar":-3.8,"speed":4.698}"#),
+    ]
+    for (type, report) in reports {
+        let bytes = Array(report.utf8)
+        Benchmark("gpsd JSON decode \(type)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try? GPSDReportDecoder.decode(bytes)) }
+        }
+    }
+
+    // MARK: Fan-out: proxy → publisher → NotificationCenter → observers
+
+    Benchmark("baseline: bare NotificationCenter post, 1 observer") { benchmark in
+        let center = NotificationCenter()
+        let name = Notification.Name("baseline")
+        let received = Counter()
+        let observer = center.addObserver(forName: name, object: nil, queue: nil) { _ in received.increment() }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { center.post(name: name, object: nil, userInfo: ["value": 1]) }
+        benchmark.stopMeasurement()
+        center.removeObserver(observer)
+        blackHole(received.value)
+    }
+    for observers in [1, 4, 16] {
+        Benchmark("fan-out proxy → center, \(observers) observers") { benchmark in
+            let source = ScriptedHeadingSource()
+            let proxy = HeadingProxy(source: source)
+            let center = NotificationCenter()
+            let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+            let received = Counter()
+            let tokens = (0..<observers).map { _ in center.addHeadingEventObserver { _ in received.increment() } }
+            proxy.enable()
+            let heading = Heading(trueHeading: 274.07, magneticHeading: nil, timestamp: Date(), source: "benchmark")
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { source.send(.heading(heading)) }
+            benchmark.stopMeasurement()
+            proxy.disable()
+            tokens.forEach(center.removeObserver)
+            bridge.cancel()
+            blackHole(received.value)
+        }
+    }
+
+    // MARK: The pipeline, one line at a time: bytes in → decoder → proxy → center → observer
+
+    Benchmark(
+        "latency bytes in → observer (HDT)",
+        configuration: .init(metrics: [.wallClock, .mallocCountTotal, .instructions], scalingFactor: .one)
+    ) { benchmark in
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source)
+        let center = NotificationCenter()
+        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+        let received = Counter()
+        let token = center.addHeadingEventObserver { _ in received.increment() }
+        proxy.enable()
+        var decoder = HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
+        let now = Date()
+        benchmark.startMeasurement()
+        for number in benchmark.scaledIterations {
+            if let event = decoder.decode(hdt, number: number, receivedAt: now).event { source.send(event) }
+        }
+        benchmark.stopMeasurement()
+        proxy.disable()
+        center.removeObserver(token)
+        bridge.cancel()
+        blackHole(received.value)
+    }
+
+    // MARK: The whole replay source, flat out, over a generated file
+
+    Benchmark(
+        "replay flat out, 100 k mixed sentences",
+        configuration: .init(metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident], scalingFactor: .one, maxIterations: 5)
+    ) { benchmark in
+        let path = try generatedRecording(sentences: 100_000)
+        let source = ReplayHeadingSource(configuration: .init(path: path, speed: .flatOut))
+        let proxy = HeadingProxy(source: source)
+        let center = NotificationCenter()
+        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+        let received = Counter()
+        let token = center.addHeadingEventObserver { _ in received.increment() }
+        benchmark.startMeasurement()
+        proxy.enable()
+        _ = await source.waitUntilFinished()
+        benchmark.stopMeasurement()
+        proxy.disable()
+        center.removeObserver(token)
+        bridge.cancel()
+        blackHole(received.value)
+    }
+}
+
+/// A counter an observer can bump from the posting thread.
+final class Counter: @unchecked Sendable {
+    // Safety: only touched from the one thread that posts (the benchmark's own), under `lock` anyway.
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+/// Writes (once) a seeded mix of HDT, HDG, THS and RMC like scripts/generate-nmea's, and returns its path.
+func generatedRecording(sentences: Int) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-benchmark-\(sentences).nmea").path
+    if FileManager.default.fileExists(atPath: path) { return path }
+    func checksummed(_ body: String) -> String {
+        let checksum = body.utf8.reduce(UInt8(0), ^)
+        let hex = String(checksum, radix: 16, uppercase: true)
+        return "$\(body)*\(hex.count == 1 ? "0" : "")\(hex)\n"
+    }
+    var text = ""
+    var heading = 10.0
+    var tick = 0
+    while tick * 4 < sentences {
+        heading = (heading + 0.3).truncatingRemainder(dividingBy: 360)
+        let seconds = tick / 10
+        let time = String(format: "%02d%02d%02d.%d0", seconds / 3600 % 24, seconds / 60 % 60, seconds % 60, tick % 10)
+        text += checksummed(String(format: "GPRMC,%@,A,5530.000,N,01230.000,E,6.0,%.1f,010126,2.5,E,A", time, heading))
+        text += checksummed(String(format: "GPHDT,%.2f,T", heading))
+        text += checksummed(String(format: "HCHDG,%.1f,1.2,W,2.5,E", (heading + 358.7).truncatingRemainder(dividingBy: 360)))
+        text += checksummed(String(format: "GPTHS,%.2f,A", heading))
+        tick += 1
+    }
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+}
