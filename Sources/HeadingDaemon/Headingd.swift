@@ -130,7 +130,8 @@ struct Headingd: AsyncParsableCommand {
         let bridge = HeadingNotificationBridge(proxy: proxy, center: .heading)
         defer { bridge.cancel() }
 
-        let log = StdoutHeadingLog(center: .heading, format: format, limit: count)
+        let isFlatOutReplay = if case .replay = self.source { speed.speed == .flatOut } else { false }
+        let log = StdoutHeadingLog(center: .heading, format: format, limit: count, batchesOutput: isFlatOutReplay)
         let replay = source as? ReplayHeadingSource
         // Shut down in reverse order: the proxy stops the source first, then the rest end.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

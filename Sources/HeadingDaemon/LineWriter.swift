@@ -25,17 +25,22 @@ struct LineWriter: Sendable {
     func write(_ line: String) {
         var text = line
         text.append("\n")
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Self.systemWrite(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
+        text.withUTF8 { write($0) }
+    }
+
+    /// Writes bytes as they are, all of them unless the descriptor fails.
+    /// - Parameter bytes: The bytes.
+    func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Self.systemWrite(fileDescriptor, base + offset, bytes.count - offset)
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                return
             }
         }
     }

@@ -16,6 +16,8 @@ final class StdoutHeadingLog: Service, Sendable {
     private let formatter: HeadingLineFormatter
     private let limit: Int?
     private let output: LineWriter
+    /// Collects heading lines into blocks when output is batched; `nil` writes each line at once.
+    private let buffer: OutputBuffer?
     private let errors: LineWriter
     private let printed = Mutex(0)
     private let reachedLimit: AsyncStream<Void>
@@ -31,13 +33,17 @@ final class StdoutHeadingLog: Service, Sendable {
     ///   - limit: How many headings to print before ending; `nil` for no end.
     ///   - output: Where headings go.
     ///   - errors: Where faults and authorization changes go.
+    ///   - batchesOutput: Whether heading lines are written in 64 KiB blocks (for a flat-out
+    ///     replay) rather than one by one as they come (for everything live). Default `false`.
     init(
         center: NotificationCenter = .heading,
         format: OutputFormat,
         limit: Int? = nil,
         output: LineWriter = .standardOutput,
-        errors: LineWriter = .standardError
+        errors: LineWriter = .standardError,
+        batchesOutput: Bool = false
     ) {
+        self.buffer = batchesOutput ? OutputBuffer(writer: output) : nil
         self.center = center
         self.formatter = HeadingLineFormatter(format: format)
         self.limit = limit
@@ -64,6 +70,7 @@ final class StdoutHeadingLog: Service, Sendable {
         } onGracefulShutdown: {
             self.limitContinuation.finish()
         }
+        buffer?.flush()
     }
 
     /// Prints one event; returns whether the limit is now reached.
@@ -76,11 +83,20 @@ final class StdoutHeadingLog: Service, Sendable {
                 return count
             }
             guard let position else { return true }
-            output.write(formatter.line(for: heading))
-            return limit.map { position >= $0 } ?? false
+            let line = formatter.line(for: heading)
+            let isLast = limit.map { position >= $0 } ?? false
+            if let buffer {
+                buffer.append(line)
+                if isLast { buffer.flush() }
+            } else {
+                output.write(line)
+            }
+            return isLast
         case .fault(let fault):
+            buffer?.flush()  // the headings before a fault come out before it
             errors.write("headingd: fault: \(fault)")
         case .authorizationChanged(let status):
+            buffer?.flush()
             errors.write("headingd: authorization: \(status)")
         }
         return false
