@@ -14,27 +14,23 @@ here = os.path.dirname(os.path.abspath(__file__))
 def run(command, stdin_path=None):
     """Runs command with stdout to /dev/null; returns (seconds, peak RSS in KiB, stderr).
 
-    Started with posix_spawn, not fork: Linux carries a process's peak RSS across exec, so a
-    child forked from this Python would report Python's size, not its own.
+    Peak RSS comes from GNU time, which forks the command from its own small process: Linux
+    carries a process's peak RSS across exec, so a command spawned straight from this Python
+    would report at least Python's own size.
     """
-    error_read, error_write = os.pipe()
-    actions = [
-        (os.POSIX_SPAWN_OPEN, 0, stdin_path or "/dev/null", os.O_RDONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_DUP2, error_write, 2),
-        (os.POSIX_SPAWN_CLOSE, error_read),
-    ]
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     started = time.perf_counter()
-    pid = os.posix_spawnp(command[0], command, os.environ, file_actions=actions)
-    os.close(error_write)
-    with os.fdopen(error_read, "rb") as stream:
-        errors = stream.read().decode(errors="replace")
-    _, status, usage = os.wait4(pid, 0)
+    process = subprocess.run(["/usr/bin/time", "-f", "RSS %M", *command], stdin=stdin,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - started
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit(f"bench-compare: {command[0]} failed ({code}): {errors[-500:]}")
-    return elapsed, usage.ru_maxrss, errors
+    if stdin_path:
+        stdin.close()
+    errors = process.stderr.decode(errors="replace")
+    if process.returncode != 0:
+        sys.exit(f"bench-compare: {command[0]} failed ({process.returncode}): {errors[-500:]}")
+    lines = errors.splitlines()
+    rss = int(lines[-1].split()[1]) if lines and lines[-1].startswith("RSS ") else 0
+    return elapsed, rss, "\n".join(lines[:-1])
 
 
 def main():
