@@ -1,0 +1,62 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+/// `systemd/headingd.service`, checked by systemd's own tools offline.
+struct SystemdUnitTests {
+    private static let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("systemd/headingd.service")
+
+    private func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+    }
+
+    @Test func verifyIsClean() throws {
+        // verify also checks that ExecStart exists: point it at the headingd built beside the tests.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-unit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let text = try String(contentsOf: Self.unit, encoding: .utf8)
+            .replacingOccurrences(of: "/usr/bin/headingd", with: DaemonProcess.executableURL.path)
+        let copy = directory.appendingPathComponent("headingd.service")
+        try text.write(to: copy, atomically: true, encoding: .utf8)
+        let result = try run(["verify", copy.path])
+        #expect(result.status == 0)
+        // verify only warns (exit 0) on unknown keys or bad values: any output is a failure.
+        #expect(result.errors.isEmpty, "systemd-analyze verify: \(result.errors)")
+    }
+
+    @Test func exposureIsAtMostOnePointTwo() throws {
+        let result = try run(["security", "--offline=true", "--threshold=12", Self.unit.path])
+        #expect(result.status == 0, "exposure above 1.2: \(result.output.suffix(300))")
+        let line = result.output.split(separator: "\n").first { $0.contains("Overall exposure level") }
+        let score = line.flatMap { $0.split(separator: ":").last?.split(separator: " ").first }.flatMap { Double($0) }
+        #expect(score.map { $0 <= 1.2 } == true, "no score in: \(result.output.suffix(300))")
+        print("systemd-analyze security: \(line ?? "")")
+    }
+
+    @Test func declaresWhatTheServiceNeeds() throws {
+        let text = try String(contentsOf: Self.unit, encoding: .utf8)
+        for directive in [
+            "Type=notify", "NotifyAccess=main", "WatchdogSec=", "Restart=on-failure", "StartLimitBurst=",
+            "DynamicUser=yes", "CapabilityBoundingSet=\n", "ProtectSystem=strict", "PrivateDevices=yes",
+            "ProtectKernelTunables=yes", "ProtectProc=", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
+            "SystemCallFilter=@system-service", "MemoryDenyWriteExecute=yes", "Wants=gpsd.socket", "After=gpsd.socket",
+        ] {
+            #expect(text.contains(directive), "missing \(directive)")
+        }
+    }
+}
