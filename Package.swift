@@ -70,7 +70,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadingDaemonTests",
-            dependencies: ["HeadingDaemon", "HeadingKit", "HeadingKitTesting"]
+            dependencies: [
+                "HeadingDaemon", "HeadingKit", "HeadingKitTesting",
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]
         ),
     ]
 )

@@ -4,16 +4,19 @@
 import HeadingKitGPSD
 import ServiceLifecycle
 
-/// Prints the gpsd connection's progress on standard error: the first connection attempt of
+/// Prints the gpsd connection's progress on standard error (and tells the systemd notifier): the first connection attempt of
 /// each outage, and each time gpsd starts streaming. Retries are not printed here: each failed
 /// attempt is already a fault line that says when the next one is.
 struct ConnectionStatusLog: Service {
     /// The source watched.
     let source: GPSDHeadingSource
+    /// Told of every state, for systemd's `STATUS=`, when headingd runs under systemd.
+    let notifier: SystemdNotifier?
 
     /// Prints until headingd shuts down.
     func run() async {
         for await state in source.connectionStates().cancelOnGracefulShutdown() {
+            notifier?.connectionChanged(state == .watching ? nil : state.description)
             switch state {
             case .connecting(attempt: 1), .watching:
                 LineWriter.standardError.write("headingd: \(source.name): \(state)")

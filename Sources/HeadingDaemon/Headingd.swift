@@ -142,10 +142,19 @@ struct Headingd: AsyncParsableCommand {
                 .init(service: ReplayWatcher(source: replay), successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay")
             )
         }
+        let notifier = NotifySocket.fromEnvironment().map { socket in
+            SystemdNotifier(
+                socket: socket, sourceName: source.name, watchdogInterval: SystemdNotifier.watchdogIntervalFromEnvironment()
+            )
+        }
         if let gpsd = source as? GPSDHeadingSource {
-            services.append(.init(service: ConnectionStatusLog(source: gpsd), serviceName: "gpsd connection status"))
+            services.append(
+                .init(service: ConnectionStatusLog(source: gpsd, notifier: notifier), serviceName: "gpsd connection status")
+            )
         }
         services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy"))
+        // Last: started after the proxy is enabled (READY=1), and the first to hear of shutdown (STOPPING=1).
+        if let notifier { services.append(.init(service: notifier, serviceName: "systemd notifier")) }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services,

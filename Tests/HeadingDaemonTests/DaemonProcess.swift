@@ -27,10 +27,17 @@ final class DaemonProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var state = State()
 
-    init(arguments: [String]) {
+    init(arguments: [String], environment: [String: String?] = [:]) {
         process.executableURL = Self.executableURL
         process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
+        var variables = ProcessInfo.processInfo.environment
+        // A test runner under systemd must not hand its own notify socket to headingd.
+        variables["NOTIFY_SOCKET"] = nil
+        variables["WATCHDOG_USEC"] = nil
+        variables["JOURNAL_STREAM"] = nil
+        for (name, value) in environment { variables[name] = value }
+        process.environment = variables
     }
 
     /// Everything written to standard output so far.

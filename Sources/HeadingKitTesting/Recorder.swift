@@ -1,15 +1,15 @@
-// headingd — HeadingKitGPSD tests
+// headingd — HeadingKitTesting
 // SPDX-License-Identifier: Apache-2.0
 
-import HeadingKit
+public import HeadingKit
 import Synchronization
 
 /// What a source reported.
-typealias DelegateRecorder = Recorder<HeadingEvent>
+public typealias DelegateRecorder = Recorder<HeadingEvent>
 
 /// Records a sequence of values (a source's reports, a connection's states), and lets a test
 /// await a condition on them: woken by each new value, never by polling, and bounded by a timeout.
-final class Recorder<Element: Sendable>: Sendable {
+public final class Recorder<Element: Sendable>: Sendable {
     private struct State {
         var events: [Element] = []
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -18,11 +18,14 @@ final class Recorder<Element: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
+    /// Creates an empty recorder.
+    public init() {}
+
     /// Everything recorded so far, in order.
-    var events: [Element] { state.withLock { $0.events } }
+    public var events: [Element] { state.withLock { $0.events } }
 
     /// Records a value and wakes every waiter.
-    func record(_ event: Element) {
+    public func record(_ event: Element) {
         let waiters = state.withLock { state in
             state.events.append(event)
             defer { state.waiters = [:] }
@@ -32,7 +35,7 @@ final class Recorder<Element: Sendable>: Sendable {
     }
 
     /// Waits until `condition` holds over the events, for at most `timeout`. Returns whether it held.
-    func wait(timeout: Duration = .seconds(30), until condition: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
+    public func wait(timeout: Duration = .seconds(30), until condition: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (holds, count) = state.withLock { (condition($0.events), $0.events.count) }
@@ -72,13 +75,16 @@ final class Recorder<Element: Sendable>: Sendable {
 
 extension Recorder: HeadingSourceDelegate where Element == HeadingEvent {
     /// The headings recorded so far.
-    var headings: [Heading] { events.compactMap(\.heading) }
+    public var headings: [Heading] { events.compactMap(\.heading) }
     /// The faults recorded so far.
-    var faults: [HeadingFault] { events.compactMap(\.fault) }
+    public var faults: [HeadingFault] { events.compactMap(\.fault) }
 
-    func headingSource(_ source: any HeadingSource, didUpdate heading: Heading) { record(.heading(heading)) }
-    func headingSource(_ source: any HeadingSource, didFailWith fault: HeadingFault) { record(.fault(fault)) }
-    func headingSource(_ source: any HeadingSource, didChangeAuthorization status: HeadingAuthorizationStatus) {
+    /// Records the heading.
+    public func headingSource(_ source: any HeadingSource, didUpdate heading: Heading) { record(.heading(heading)) }
+    /// Records the fault.
+    public func headingSource(_ source: any HeadingSource, didFailWith fault: HeadingFault) { record(.fault(fault)) }
+    /// Records the authorization change.
+    public func headingSource(_ source: any HeadingSource, didChangeAuthorization status: HeadingAuthorizationStatus) {
         record(.authorizationChanged(status))
     }
 }

@@ -1,0 +1,141 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import ServiceLifecycle
+import Synchronization
+
+/// Tells systemd how headingd is doing, through `$NOTIFY_SOCKET` (see ``NotifySocket``):
+/// - `READY=1` once running (the source enabled and its first connection attempt under way);
+/// - `STATUS=` whenever the state changes: waiting for the first heading, delivering (last
+///   heading and rate), a fault, or the gpsd connection retrying;
+/// - `WATCHDOG=1` every half `$WATCHDOG_USEC` from its own loop — not gated on sensor data, so
+///   an unplugged compass does not make systemd restart headingd over and over;
+/// - `STOPPING=1` when shutdown begins (SIGTERM, SIGINT).
+final class SystemdNotifier: Service, Sendable {
+    private struct State {
+        var headings = 0
+        var lastHeading: Heading?
+        var fault: HeadingFault?
+        var connection: String?
+        var lastStatus = ""
+        var rate = 0.0
+        var headingsAtLastTick = 0
+    }
+
+    private let socket: NotifySocket
+    private let center: NotificationCenter
+    private let sourceName: String
+    private let watchdogInterval: Duration?
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private let state = Mutex(State())
+    /// The observer token; set once in init, and `removeObserver` is thread-safe.
+    nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
+
+    /// The interval for `WATCHDOG=1`: half of `$WATCHDOG_USEC`, when it is set for this process.
+    static func watchdogIntervalFromEnvironment() -> Duration? {
+        guard let text = getenv("WATCHDOG_USEC").map({ String(cString: $0) }), let microseconds = UInt64(text),
+            microseconds > 0
+        else { return nil }
+        if let pid = getenv("WATCHDOG_PID").map({ String(cString: $0) }), pid != String(getpid()) { return nil }
+        return .microseconds(microseconds / 2)
+    }
+
+    /// Creates the notifier and starts observing the center at once.
+    /// - Parameters:
+    ///   - socket: systemd's socket.
+    ///   - center: The center headings and faults are posted to.
+    ///   - sourceName: The source's name, for `STATUS=`.
+    ///   - watchdogInterval: How often to send `WATCHDOG=1`; `nil` for never.
+    ///   - clock: The clock for the watchdog and status ticks.
+    init<C: Clock>(
+        socket: NotifySocket, center: NotificationCenter = .heading, sourceName: String,
+        watchdogInterval: Duration?, clock: C = ContinuousClock()
+    ) where C.Duration == Duration {
+        self.socket = socket
+        self.center = center
+        self.sourceName = sourceName
+        self.watchdogInterval = watchdogInterval
+        self.sleep = { try await clock.sleep(for: $0) }
+        observer = center.addHeadingEventObserver { [weak self] event in self?.handle(event) }
+    }
+
+    deinit {
+        if let observer { center.removeObserver(observer) }
+    }
+
+    /// Sends `READY=1`, then ticks (watchdog, status) until shutdown, and sends `STOPPING=1`.
+    func run() async {
+        socket.send("READY=1")
+        sendStatusIfChanged()
+        let interval = watchdogInterval ?? .seconds(5)
+        await withGracefulShutdownHandler {
+            try? await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    do { try await self.sleep(interval) } catch { break }
+                    self.tick(seconds: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+                }
+            }
+        } onGracefulShutdown: { [socket] in
+            socket.send("STOPPING=1")
+        }
+    }
+
+    /// Records the gpsd connection's state, such as `retrying in 1.0 s`, for `STATUS=`.
+    func connectionChanged(_ description: String?) {
+        state.withLock { $0.connection = description }
+        sendStatusIfChanged()
+    }
+
+    private func tick(seconds: Double) {
+        if watchdogInterval != nil { socket.send("WATCHDOG=1") }
+        state.withLock { state in
+            state.rate = Double(state.headings - state.headingsAtLastTick) / max(seconds, 0.001)
+            state.headingsAtLastTick = state.headings
+        }
+        sendStatusIfChanged()
+    }
+
+    private func handle(_ event: HeadingEvent) {
+        let changed = state.withLock { state -> Bool in
+            switch event {
+            case .heading(let heading):
+                state.headings += 1
+                state.lastHeading = heading
+                defer { state.fault = nil }
+                return state.fault != nil || state.headings == 1
+            case .fault(let fault):
+                state.fault = fault
+                return true
+            case .authorizationChanged:
+                return false
+            }
+        }
+        if changed { sendStatusIfChanged() }
+    }
+
+    private func sendStatusIfChanged() {
+        let status: String? = state.withLock { state in
+            let text = Self.status(state, sourceName: sourceName)
+            guard text != state.lastStatus else { return nil }
+            state.lastStatus = text
+            return text
+        }
+        if let status { socket.send("STATUS=\(status)") }
+    }
+
+    private static func status(_ state: State, sourceName: String) -> String {
+        if let fault = state.fault {
+            var text = "\(sourceName): \(fault.code): \(fault.reason)"
+            if let connection = state.connection, connection.hasPrefix("retrying") { text += " (\(connection))" }
+            return String(text.prefix(200))
+        }
+        guard let heading = state.lastHeading else {
+            return "waiting for the first heading from \(sourceName)" + (state.connection.map { " (\($0))" } ?? "")
+        }
+        let value = heading.trueHeading.map { "\(HeadingLineFormatter.degrees($0)) true" }
+            ?? "\(HeadingLineFormatter.degrees(heading.magneticHeading)) magnetic"
+        return "\(sourceName): \(value), \(String(format: "%.1f", state.rate)) headings/s"
+    }
+}

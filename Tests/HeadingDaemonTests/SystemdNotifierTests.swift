@@ -1,0 +1,98 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Clocks
+import Foundation
+import HeadingKit
+import HeadingKitTesting
+import ServiceLifecycle
+import Testing
+
+@testable import HeadingDaemon
+
+/// The sd_notify protocol, received by a real `AF_UNIX` datagram socket.
+@Suite(.timeLimit(.minutes(2)))
+struct SystemdNotifierTests {
+    @Test func watchdogPingsAtHalfTheIntervalOnTheClockWithoutAnyHeading() async throws {
+        let listener = try DatagramListener()
+        let clock = TestClock()
+        let notifier = SystemdNotifier(
+            socket: NotifySocket(path: listener.address), center: NotificationCenter(), sourceName: "test",
+            watchdogInterval: .milliseconds(500), clock: clock
+        )
+        let running = Task { await notifier.run() }
+        #expect(await listener.messages.wait { $0.contains("READY=1") })
+        #expect(listener.messages.events.first == "READY=1")
+        #expect(listener.messages.events.contains("STATUS=waiting for the first heading from test"))
+        for expected in 1...4 {
+            await clock.advance(by: .milliseconds(501))
+            #expect(await listener.messages.wait { $0.filter { $0 == "WATCHDOG=1" }.count == expected })
+        }
+        // 499 ms more is not yet the next ping.
+        await clock.advance(by: .milliseconds(499))
+        running.cancel()
+        await running.value
+        #expect(listener.messages.events.filter { $0 == "WATCHDOG=1" }.count == 4)
+    }
+
+    @Test func statusFollowsHeadingsFaultsAndRecovery() async throws {
+        let listener = try DatagramListener()
+        let center = NotificationCenter()
+        let clock = TestClock()
+        let notifier = SystemdNotifier(
+            socket: NotifySocket(path: listener.address), center: center, sourceName: "sim", watchdogInterval: nil, clock: clock
+        )
+        let heading = Heading(trueHeading: 274.07, magneticHeading: nil, timestamp: Date(), source: "sim")
+        center.post(Notification.heading(.heading(heading), object: nil))
+        #expect(await listener.messages.wait { $0.contains("STATUS=sim: 274.07° true, 0.0 headings/s") })
+        center.post(Notification.heading(.fault(HeadingFault(code: .deviceLost, source: "sim", reason: "cable")), object: nil))
+        #expect(await listener.messages.wait { $0.contains("STATUS=sim: deviceLost: cable") })
+        center.post(Notification.heading(.heading(heading), object: nil))
+        #expect(await listener.messages.wait { $0.filter { $0 == "STATUS=sim: 274.07° true, 0.0 headings/s" }.count == 2 })
+        // Headings that change nothing send nothing.
+        let count = listener.messages.events.count
+        center.post(Notification.heading(.heading(heading), object: nil))
+        center.post(Notification.heading(.fault(HeadingFault(code: .stale, source: "sim", reason: "x")), object: nil))
+        #expect(await listener.messages.wait { $0.count == count + 1 })
+        #expect(listener.messages.events.last == "STATUS=sim: stale: x")
+        withExtendedLifetime(notifier) {}
+    }
+
+    @Test(arguments: [false, true])
+    func headingdSendsReadyStatusWatchdogAndStoppingAfterSIGTERM(abstract: Bool) async throws {
+        let listener = try DatagramListener(abstract: abstract)
+        let daemon = DaemonProcess(
+            arguments: ["--rate", "50"], environment: ["NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "200000"]
+        )
+        try daemon.start()
+        #expect(await listener.messages.wait { $0.filter { $0 == "WATCHDOG=1" }.count >= 3 })
+        let messages = listener.messages.events
+        #expect(messages.first == "READY=1")
+        #expect(messages.contains { $0.hasPrefix("STATUS=simulation: ") && $0.hasSuffix(" headings/s") })
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0)
+        #expect(await listener.messages.wait { $0.contains("STOPPING=1") })
+    }
+
+    @Test func watchdogIsNotGatedOnSensorData() async throws {
+        // No gpsd at all: no heading ever, and still the watchdog pings, with the retry in STATUS.
+        let listener = try DatagramListener()
+        let daemon = DaemonProcess(
+            arguments: ["--source", "gpsd://127.0.0.1:\(GPSFake.freePort())"],
+            environment: ["NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "200000"]
+        )
+        try daemon.start()
+        #expect(await listener.messages.wait { $0.filter { $0 == "WATCHDOG=1" }.count >= 3 })
+        #expect(listener.messages.events.contains { $0.hasPrefix("STATUS=") && $0.contains("Connection refused") })
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+    }
+
+    @Test func withoutNotifySocketNothingIsSent() async throws {
+        let listener = try DatagramListener()
+        let daemon = try await DaemonProcess.run(["--count", "5", "--rate", "1000"])
+        #expect(daemon.terminationStatus == 0)
+        #expect(listener.messages.events.isEmpty)
+    }
+}
