@@ -22,6 +22,8 @@ final class SystemdNotifier: Service, Sendable {
         var lastStatus = ""
         var rate = 0.0
         var headingsAtLastTick = 0
+        /// `READY=1` goes first: no `STATUS=` before it.
+        var isReady = false
     }
 
     private let socket: NotifySocket
@@ -68,12 +70,14 @@ final class SystemdNotifier: Service, Sendable {
     /// Sends `READY=1`, then ticks (watchdog, status) until shutdown, and sends `STOPPING=1`.
     func run() async {
         socket.send("READY=1")
+        state.withLock { $0.isReady = true }
         sendStatusIfChanged()
         let interval = watchdogInterval ?? .seconds(5)
         await withGracefulShutdownHandler {
             try? await cancelWhenGracefulShutdown {
                 while !Task.isCancelled {
                     do { try await self.sleep(interval) } catch { break }
+                    guard !Task.isCancelled else { break }  // a clock may end a sleep early on cancellation
                     self.tick(seconds: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
                 }
             }
@@ -118,7 +122,7 @@ final class SystemdNotifier: Service, Sendable {
     private func sendStatusIfChanged() {
         let status: String? = state.withLock { state in
             let text = Self.status(state, sourceName: sourceName)
-            guard text != state.lastStatus else { return nil }
+            guard state.isReady, text != state.lastStatus else { return nil }
             state.lastStatus = text
             return text
         }

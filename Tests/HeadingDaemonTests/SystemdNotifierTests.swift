@@ -21,15 +21,13 @@ struct SystemdNotifierTests {
             watchdogInterval: .milliseconds(500), clock: clock
         )
         let running = Task { await notifier.run() }
-        #expect(await listener.messages.wait { $0.contains("READY=1") })
-        #expect(listener.messages.events.first == "READY=1")
-        #expect(listener.messages.events.contains("STATUS=waiting for the first heading from test"))
+        #expect(await listener.messages.wait { $0 == ["READY=1", "STATUS=waiting for the first heading from test"] })
+        // Pings at 500, 1000, 1500 and 2000 ms of the clock's time, and not before.
         for expected in 1...4 {
             await clock.advance(by: .milliseconds(501))
             #expect(await listener.messages.wait { $0.filter { $0 == "WATCHDOG=1" }.count == expected })
         }
-        // 499 ms more is not yet the next ping.
-        await clock.advance(by: .milliseconds(499))
+        await clock.advance(by: .milliseconds(490))  // 2494 ms: the next is due at 2500
         running.cancel()
         await running.value
         #expect(listener.messages.events.filter { $0 == "WATCHDOG=1" }.count == 4)
@@ -42,6 +40,9 @@ struct SystemdNotifierTests {
         let notifier = SystemdNotifier(
             socket: NotifySocket(path: listener.address), center: center, sourceName: "sim", watchdogInterval: nil, clock: clock
         )
+        let running = Task { await notifier.run() }
+        defer { running.cancel() }
+        #expect(await listener.messages.wait { $0.contains("READY=1") })
         let heading = Heading(trueHeading: 274.07, magneticHeading: nil, timestamp: Date(), source: "sim")
         center.post(Notification.heading(.heading(heading), object: nil))
         #expect(await listener.messages.wait { $0.contains("STATUS=sim: 274.07° true, 0.0 headings/s") })
