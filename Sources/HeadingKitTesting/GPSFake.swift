@@ -51,7 +51,8 @@ public final class GPSFake: Sendable {
         ((try? Data(contentsOf: URL(fileURLWithPath: log))) ?? Data()).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 } + 1
     }
 
-    /// Launches gpsfake and returns once its gpsd accepts connections (within 20 s).
+    /// Launches gpsfake and returns once its gpsd accepts connections and has opened the fake
+    /// device (within 20 s).
     public func start() async throws {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
@@ -67,10 +68,12 @@ public final class GPSFake: Sendable {
         try gpsfake.run()
         process.withLock { $0 = gpsfake }
         let deadline = ContinuousClock.now + .seconds(20)
+        // Ready means gpsd listens *and* has opened gpsfake's pty: gpsd flushes a serial device's
+        // input when it opens it, so sentences released before that would be lost.
         while ContinuousClock.now < deadline {
-            if Self.accepts(port: port) { return }
+            if Self.accepts(port: port), let gpsd = gpsdProcessIdentifier, Self.hasOpenTerminal(gpsd) { return }
             guard gpsfake.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(20))  // polling a port: there is no event to await
+            try await Task.sleep(for: .milliseconds(20))  // polling /proc and a port: there is no event to await
         }
         let output = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         stop()
@@ -146,6 +149,14 @@ public final class GPSFake: Sendable {
             else { return false }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 1 && Int32(fields[1]) == parent
+        }
+    }
+
+    /// Whether `pid` has a pseudo-terminal open (gpsd, once it has opened gpsfake's device).
+    private static func hasOpenTerminal(_ pid: Int32) -> Bool {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return descriptors.contains { descriptor in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)"))?.hasPrefix("/dev/pts/") == true
         }
     }
 
