@@ -118,6 +118,9 @@ struct Headingd: AsyncParsableCommand {
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
+            if LineWriter.usesJournalPriorities {
+                return JournalLogHandler(label: label, logLevel: verbose ? .debug : .notice)
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .notice
             return handler
@@ -174,13 +177,15 @@ struct Headingd: AsyncParsableCommand {
         case .unavailable:
             throw ExitCode(66)  // EX_NOINPUT
         case .unsupported where strict:
-            LineWriter.standardError.write("headingd: --strict: \(path) is in an unsupported format")
+            LineWriter.standardError.write("headingd: --strict: \(path) is in an unsupported format", priority: .error)
             throw ExitCode(65)  // EX_DATAERR
         case .running, .completed, .stopped, .unsupported:
             break
         }
         if strict, summary.skippedLines > 0 {
-            LineWriter.standardError.write("headingd: --strict: \(summary.skippedLines) of the lines of \(path) were skipped")
+            LineWriter.standardError.write(
+                "headingd: --strict: \(summary.skippedLines) of the lines of \(path) were skipped", priority: .error
+            )
             throw ExitCode(65)  // EX_DATAERR
         }
     }

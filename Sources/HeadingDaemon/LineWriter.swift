@@ -9,7 +9,28 @@ import Darwin
 
 /// Writes whole lines to a file descriptor, one `write(2)` per line, so that lines from different
 /// threads never interleave and each is visible (to journald, to a pipe) as soon as it is written.
+///
+/// When systemd connects standard output or error to the journal (`$JOURNAL_STREAM` is set),
+/// each line starts with its syslog priority, `<6>` for information, `<4>` for warnings such as
+/// faults and `<3>` for errors, which journald reads and strips (sd-daemon(3)); headingd prints
+/// no timestamps of its own, so journald's are the only ones.
 struct LineWriter: Sendable {
+    /// A line's syslog priority.
+    enum Priority: Int, Sendable {
+        /// `<3>`: headingd cannot do what was asked.
+        case error = 3
+        /// `<4>`: a fault; headingd carries on.
+        case warning = 4
+        /// `<6>`: headings, summaries, progress.
+        case info = 6
+
+        /// The prefix journald reads, such as `<6>`.
+        var prefix: String { "<\(rawValue)>" }
+    }
+
+    /// Whether lines carry priority prefixes: `$JOURNAL_STREAM` is set.
+    static let usesJournalPriorities: Bool = getenv("JOURNAL_STREAM").map { $0.pointee != 0 } ?? false
+
     /// The descriptor written to.
     let fileDescriptor: Int32
 
@@ -22,8 +43,8 @@ struct LineWriter: Sendable {
     ///
     /// A write that fails (a closed pipe, a full disk) is abandoned: there is nowhere to report it.
     /// - Parameter line: The line, without its newline.
-    func write(_ line: String) {
-        var text = line
+    func write(_ line: String, priority: Priority = .info) {
+        var text = Self.usesJournalPriorities ? priority.prefix + line : line
         text.append("\n")
         text.withUTF8 { write($0) }
     }

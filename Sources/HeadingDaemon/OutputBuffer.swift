@@ -28,6 +28,7 @@ final class OutputBuffer: Sendable {
     /// Adds a line (a newline is added); writes the block when it is full.
     func append(_ line: String) {
         bytes.withLock { bytes in
+            if LineWriter.usesJournalPriorities { bytes.append(contentsOf: LineWriter.Priority.info.prefix.utf8) }
             bytes.append(contentsOf: line.utf8)
             bytes.append(0x0A)
             if bytes.count >= capacity { write(&bytes) }

@@ -94,10 +94,10 @@ final class StdoutHeadingLog: Service, Sendable {
             return isLast
         case .fault(let fault):
             buffer?.flush()  // the headings before a fault come out before it
-            errors.write("headingd: fault: \(fault)")
+            errors.write("headingd: fault: \(fault)", priority: .warning)
         case .authorizationChanged(let status):
             buffer?.flush()
-            errors.write("headingd: authorization: \(status)")
+            errors.write("headingd: authorization: \(status)", priority: status == .authorized ? .info : .warning)
         }
         return false
     }

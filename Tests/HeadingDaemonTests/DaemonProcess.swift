@@ -119,8 +119,10 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Runs headingd to completion and returns it.
-    static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> DaemonProcess {
-        let daemon = DaemonProcess(arguments: arguments)
+    static func run(
+        _ arguments: [String], environment: [String: String?] = [:], timeout: Duration = .seconds(60)
+    ) async throws -> DaemonProcess {
+        let daemon = DaemonProcess(arguments: arguments, environment: environment)
         try daemon.start()
         _ = await daemon.waitForExit(timeout: timeout)
         return daemon
