@@ -35,6 +35,11 @@ struct Headingd: AsyncParsableCommand {
             attempt is a sourceUnavailable fault saying when the next one is (0.25 s doubling to \
             5 s, jittered), forever, until SIGINT or SIGTERM.
 
+            Under systemd (Type=notify, see systemd/headingd.service) headingd sends READY=1, \
+            STATUS= and STOPPING=1 on $NOTIFY_SOCKET, and WATCHDOG=1 every half $WATCHDOG_USEC; \
+            with $JOURNAL_STREAM set, each line starts with its syslog priority (<6> headings, \
+            <4> faults, <3> errors).
+
             Exit status: 0 on success; 64 for bad arguments; 65 with --strict when any line was \
             skipped or the file is in an unsupported (binary) format; 66 when the file cannot be read.
             """
