@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import Configuration
 import Foundation
 import HeadingKit
 import HeadingKitGPSD
@@ -45,25 +46,33 @@ struct Headingd: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Where headings come from. Accepted: \(SourceSpecification.acceptedForms).", valueName: "source"))
-    var source: SourceSpecification = .simulation
+    @Option(
+        help: ArgumentHelp(
+            "Where headings come from. Accepted: \(SourceSpecification.acceptedForms). (default: simulation)", valueName: "source"
+        )
+    )
+    var source: SourceSpecification?
 
     @Option(help: ArgumentHelp("Exit 0 after printing this many headings (default: run until stopped).", valueName: "n"))
     var count: Int?
 
-    @Option(help: "Output format: 'text' (one readable line) or 'json' (one JSON object per line).")
-    var format: OutputFormat = .text
+    @Option(help: "Output format: 'text' (one readable line) or 'json' (one JSON object per line). (default: text)")
+    var format: OutputFormat?
 
     @Option(
         help: ArgumentHelp(
-            "Deliver a heading only when it differs from the last delivered one by at least this many degrees, measured on the circle (0 delivers all).",
+            "Deliver a heading only when it differs from the last delivered one by at least this many degrees, measured on the circle (0 delivers all). (default: 0)",
             valueName: "degrees"
         )
     )
-    var filter: Double = 0
+    var filter: Double?
 
-    @Option(help: ArgumentHelp("Replay: a multiple of the recorded speed (10 is ten times faster), or 'max' for flat out.", valueName: "n|max"))
-    var speed = ReplaySpeedArgument(speed: .asRecorded)
+    @Option(
+        help: ArgumentHelp(
+            "Replay: a multiple of the recorded speed (10 is ten times faster), or 'max' for flat out. (default: 1)", valueName: "n|max"
+        )
+    )
+    var speed: ReplaySpeedArgument?
 
     @Flag(help: "Replay: start the recording again at its end, until stopped.")
     var loop = false
@@ -74,54 +83,119 @@ struct Headingd: AsyncParsableCommand {
     @Option(
         name: .customLong("min-course-speed"),
         help: ArgumentHelp(
-            "Replay and gpsd: the speed in m/s below which course over ground gives no heading (it is noise when stationary).",
+            "Replay and gpsd: the speed in m/s below which course over ground gives no heading (it is noise when stationary). (default: 0.5)",
             valueName: "m/s"
         )
     )
-    var minimumCourseSpeed: Double = 0.5
+    var minimumCourseSpeed: Double?
 
     @Option(
         help: ArgumentHelp(
-            "Simulation: headings per second. Replay: headings per second for a recording that carries no times.",
+            "Simulation: headings per second. Replay: headings per second for a recording that carries no times. (default: 10)",
             valueName: "hz"
         )
     )
-    var rate: Double = 10
+    var rate: Double?
 
-    @Option(help: ArgumentHelp("Simulation: seed; the same seed gives the same headings.", valueName: "n"))
-    var seed: UInt64 = 1
+    @Option(help: ArgumentHelp("Simulation: seed; the same seed gives the same headings. (default: 1)", valueName: "n"))
+    var seed: UInt64?
 
-    @Option(help: ArgumentHelp("Simulation: seconds from one sensor dropout to the next; 0 for none.", valueName: "seconds"))
-    var dropoutInterval: Double = 30
+    @Option(help: ArgumentHelp("Simulation: seconds from one sensor dropout to the next; 0 for none. (default: 30)", valueName: "seconds"))
+    var dropoutInterval: Double?
 
-    @Option(help: ArgumentHelp("Simulation: how long each dropout lasts, in seconds.", valueName: "seconds"))
-    var dropoutDuration: Double = 3
+    @Option(help: ArgumentHelp("Simulation: how long each dropout lasts, in seconds. (default: 3)", valueName: "seconds"))
+    var dropoutDuration: Double?
 
     @Flag(help: "Log headingd's own lifecycle at debug level on standard error.")
     var verbose = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The main configuration file; drop-ins are read from conf.d/*.toml beside it. (default: \(SettingsLoader.defaultMainFile))",
+            valueName: "path"
+        )
+    )
+    var config: String?
+
+    @Flag(
+        name: .customLong("check-config"),
+        help: "Check the configuration (the file given after this flag, or the usual files) with the environment and flags, print the effective settings, and exit: 0 when valid, 78 (EX_CONFIG) when not."
+    )
+    var checkConfig = false
+
+    @Argument(help: ArgumentHelp("With --check-config: the main configuration file to check.", valueName: "path"))
+    var checkConfigPath: String?
+
     func validate() throws {
+        if checkConfigPath != nil, !checkConfig {
+            throw ValidationError("A PATH argument is only accepted after --check-config.")
+        }
         if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count).") }
-        guard filter.isFinite, (0...180).contains(filter) else {
+        if let filter, !(filter.isFinite && (0...180).contains(filter)) {
             throw ValidationError("--filter must be between 0 and 180 degrees, not \(filter).")
         }
-        guard rate.isFinite, rate > 0, rate <= 100_000 else {
+        if let rate, !(rate.isFinite && rate > 0 && rate <= 100_000) {
             throw ValidationError("--rate must be above 0 and at most 100000 Hz, not \(rate).")
         }
-        guard minimumCourseSpeed.isFinite, minimumCourseSpeed >= 0 else {
+        if let minimumCourseSpeed, !(minimumCourseSpeed.isFinite && minimumCourseSpeed >= 0) {
             throw ValidationError("--min-course-speed must be 0 or more m/s, not \(minimumCourseSpeed).")
         }
-        guard dropoutDuration.isFinite, dropoutDuration > 0 else {
+        if let seed, seed > UInt64(Int.max) { throw ValidationError("--seed must be at most \(Int.max), not \(seed).") }
+        if let dropoutDuration, !(dropoutDuration.isFinite && dropoutDuration > 0) {
             throw ValidationError("--dropout-duration must be above 0 seconds, not \(dropoutDuration).")
         }
-        guard dropoutInterval.isFinite, dropoutInterval == 0 || dropoutInterval > dropoutDuration else {
-            throw ValidationError(
-                "--dropout-interval must be 0 (no dropouts) or longer than --dropout-duration (\(dropoutDuration) s), not \(dropoutInterval)."
-            )
+        if let dropoutInterval {
+            let duration = dropoutDuration ?? DaemonSettings().dropoutDuration
+            guard dropoutInterval.isFinite, dropoutInterval == 0 || dropoutInterval > duration else {
+                throw ValidationError(
+                    "--dropout-interval must be 0 (no dropouts) or longer than --dropout-duration (\(duration) s), not \(dropoutInterval)."
+                )
+            }
+        }
+    }
+
+    /// The settings given as flags, by configuration key: they override every other layer.
+    private var flagSettings: [String: ConfigContent] {
+        var values: [String: ConfigContent] = [:]
+        if let source { values["source"] = .string(source.description) }
+        if let format { values["format"] = .string(format.rawValue) }
+        if let filter { values["filter"] = .double(filter) }
+        if let minimumCourseSpeed { values["min_course_speed"] = .double(minimumCourseSpeed) }
+        if verbose { values["verbose"] = .bool(true) }
+        if let speed { values["replay.speed"] = .string(speed.multiplierDescription) }
+        if loop { values["replay.loop"] = .bool(true) }
+        if strict { values["replay.strict"] = .bool(true) }
+        if let rate { values["simulation.rate"] = .double(rate) }
+        if let seed { values["simulation.seed"] = .int(Int(seed)) }
+        if let dropoutInterval { values["simulation.dropout_interval"] = .double(dropoutInterval) }
+        if let dropoutDuration { values["simulation.dropout_duration"] = .double(dropoutDuration) }
+        return values
+    }
+
+    /// Loads the layered settings; prints the error and exits 78 (EX_CONFIG) when one is wrong.
+    private func loadSettings() throws -> (settings: DaemonSettings, files: [String]) {
+        let loader = SettingsLoader(
+            mainFile: checkConfigPath ?? config ?? SettingsLoader.defaultMainFile,
+            mainFileIsRequired: checkConfigPath != nil || config != nil,
+            environment: ProcessInfo.processInfo.environment,
+            flags: flagSettings
+        )
+        do {
+            return try loader.load()
+        } catch {
+            LineWriter.standardError.write("headingd: configuration: \(error)", priority: .error)
+            throw ExitCode(78)  // EX_CONFIG
         }
     }
 
     func run() async throws {
+        let (settings, files) = try loadSettings()
+        if checkConfig {
+            let read = files.isEmpty ? "none (defaults, environment and flags only)" : files.joined(separator: ", ")
+            LineWriter.standardOutput.write("# headingd: configuration files read: \(read)\n\(settings.tomlDescription)")
+            return
+        }
+        let verbose = settings.verbose
         LoggingSystem.bootstrap { label in
             if LineWriter.usesJournalPriorities {
                 return JournalLogHandler(label: label, logLevel: verbose ? .debug : .notice)
@@ -132,14 +206,14 @@ struct Headingd: AsyncParsableCommand {
         }
         let logger = Logger(label: "headingd")
 
-        let source = makeSource()
+        let source = makeSource(settings)
         let proxy = HeadingProxy(source: source, logger: logger)
-        proxy.headingFilter = filter
+        proxy.headingFilter = settings.filter
         let bridge = HeadingNotificationBridge(proxy: proxy, center: .heading)
         defer { bridge.cancel() }
 
-        let isFlatOutReplay = if case .replay = self.source { speed.speed == .flatOut } else { false }
-        let log = StdoutHeadingLog(center: .heading, format: format, limit: count, batchesOutput: isFlatOutReplay)
+        let isFlatOutReplay = if case .replay = settings.source { settings.replaySpeed.speed == .flatOut } else { false }
+        let log = StdoutHeadingLog(center: .heading, format: settings.format, limit: count, batchesOutput: isFlatOutReplay)
         let replay = source as? ReplayHeadingSource
         // Shut down in reverse order: the proxy stops the source first, then the rest end.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -172,11 +246,11 @@ struct Headingd: AsyncParsableCommand {
         )
         try await group.run()
 
-        if let replay { try finish(replay.summary, path: replay.configuration.path) }
+        if let replay { try finish(replay.summary, path: replay.configuration.path, strict: settings.replayStrict) }
     }
 
     /// Prints the replay's summary and turns its outcome into the exit status.
-    private func finish(_ summary: ReplayHeadingSource.Summary, path: String) throws {
+    private func finish(_ summary: ReplayHeadingSource.Summary, path: String, strict: Bool) throws {
         LineWriter.standardError.write("headingd: replay of \(path): \(summary)")
         switch summary.outcome {
         case .unavailable:
@@ -195,25 +269,26 @@ struct Headingd: AsyncParsableCommand {
         }
     }
 
-    private func makeSource() -> any HeadingSource {
-        switch source {
+    private func makeSource(_ settings: DaemonSettings) -> any HeadingSource {
+        switch settings.source {
         case .simulation:
             SimulatedHeadingSource(
                 configuration: HeadingSimulation.Configuration(
-                    seed: seed,
-                    rate: rate,
-                    dropoutInterval: dropoutInterval == 0 ? nil : dropoutInterval,
-                    dropoutDuration: dropoutDuration
+                    seed: settings.seed,
+                    rate: settings.rate,
+                    dropoutInterval: settings.dropoutInterval == 0 ? nil : settings.dropoutInterval,
+                    dropoutDuration: settings.dropoutDuration
                 )
             )
         case .replay(let path):
             ReplayHeadingSource(
                 configuration: .init(
-                    path: path, speed: speed.speed, loops: loop, untimedRate: rate, minimumCourseSpeed: minimumCourseSpeed
+                    path: path, speed: settings.replaySpeed.speed, loops: settings.replayLoops, untimedRate: settings.rate,
+                    minimumCourseSpeed: settings.minimumCourseSpeed
                 )
             )
         case .gpsd(let endpoint):
-            GPSDHeadingSource(configuration: .init(endpoint: endpoint, minimumCourseSpeed: minimumCourseSpeed))
+            GPSDHeadingSource(configuration: .init(endpoint: endpoint, minimumCourseSpeed: settings.minimumCourseSpeed))
         }
     }
 }

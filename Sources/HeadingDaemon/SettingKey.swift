@@ -1,0 +1,74 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Configuration
+
+/// One configuration key headingd knows: its dotted name (`simulation.rate`), the type of its
+/// value, and what a valid value is. The same key is `rate` in the TOML table `[simulation]`,
+/// `HEADINGD_SIMULATION_RATE` in the environment, and `--rate` on the command line.
+struct SettingKey: Sendable {
+    /// The value's type.
+    enum Kind: Sendable {
+        case string, double, integer, bool
+
+        var name: String {
+            switch self {
+            case .string: "a string"
+            case .double: "a number"
+            case .integer: "an integer"
+            case .bool: "true or false"
+            }
+        }
+    }
+
+    /// The dotted name, such as `simulation.rate`.
+    let name: String
+    /// The value's type.
+    let kind: Kind
+    /// Why a value of the right type is still wrong, or `nil` when it is fine.
+    let check: @Sendable (ConfigContent) -> String?
+
+    /// The environment variable that sets this key, such as `HEADINGD_SIMULATION_RATE`.
+    var environmentName: String {
+        "HEADINGD_" + name.uppercased().map { $0 == "." ? "_" : $0 }.map(String.init).joined()
+    }
+
+    /// Checks a value read from a TOML file: its type (an integer is accepted for a number), then
+    /// its range. Returns the value to store, or the reason it is wrong.
+    func validate(_ content: ConfigContent) -> Result<ConfigContent, SettingError> {
+        var content = content
+        switch (kind, content) {
+        case (.string, .string), (.integer, .int), (.bool, .bool), (.double, .double): break
+        case (.double, .int(let integer)): content = .double(Double(integer))
+        default: return .failure(SettingError("must be \(kind.name)"))
+        }
+        if let reason = check(content) { return .failure(SettingError(reason)) }
+        return .success(content)
+    }
+
+    /// Parses a value given as text (environment, command line), then validates it.
+    func parse(_ text: String) -> Result<ConfigContent, SettingError> {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let content: ConfigContent?
+        switch kind {
+        case .string: content = .string(text)
+        case .double:
+            content = trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || ".-+".contains($0)) }) ? Double(trimmed).map(ConfigContent.double) : nil
+        case .integer:
+            content = Int(trimmed).map(ConfigContent.int)
+        case .bool:
+            content = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][trimmed.lowercased()]
+                .map(ConfigContent.bool)
+        }
+        guard let content else { return .failure(SettingError("'\(text.prefix(40))' is not \(kind.name)")) }
+        return validate(content)
+    }
+}
+
+/// Why one value is wrong.
+struct SettingError: Error, Sendable {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+import Foundation

@@ -1,0 +1,152 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Configuration
+import Foundation
+import TOMLKit
+
+/// A configuration value that is wrong, and where it came from.
+struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// The file (`/etc/headingd/headingd.toml`), environment variable or flag the value came from.
+    let origin: String
+    /// The key, when the problem is one key.
+    let key: String?
+    /// What is wrong.
+    let reason: String
+
+    /// `ORIGIN: key 'KEY': REASON`.
+    var description: String {
+        key.map { "\(origin): key '\($0)': \(reason)" } ?? "\(origin): \(reason)"
+    }
+}
+
+/// Reads headingd's settings from every layer, each checked on its own so that an error names
+/// its file, variable or flag, then layered with swift-configuration's `ConfigReader` (the first
+/// provider that has a key wins):
+///
+/// 1. command-line flags;
+/// 2. `HEADINGD_*` environment variables (`HEADINGD_SIMULATION_RATE` for `simulation.rate`);
+/// 3. drop-ins, `conf.d/*.toml` beside the main file, later names (in byte order) over earlier;
+/// 4. the main file, `/etc/headingd/headingd.toml` unless `--config` names another;
+/// 5. the defaults in ``DaemonSettings``.
+///
+/// An unknown key, a value of the wrong type or out of range, or a file that is not valid TOML
+/// is an error; a missing default main file or drop-in directory is not.
+struct SettingsLoader: Sendable {
+    /// The default main file.
+    static let defaultMainFile = "/etc/headingd/headingd.toml"
+
+    /// The main file.
+    let mainFile: String
+    /// Whether the main file must exist (it was named explicitly).
+    let mainFileIsRequired: Bool
+    /// The environment to read `HEADINGD_*` from.
+    let environment: [String: String]
+    /// Values given as flags, by key name, already checked.
+    let flags: [String: ConfigContent]
+
+    /// The drop-in directory: `conf.d` beside the main file.
+    var dropInDirectory: String {
+        URL(fileURLWithPath: mainFile).deletingLastPathComponent().appendingPathComponent("conf.d").path
+    }
+
+    /// Loads and layers every source.
+    /// - Returns: The effective settings, and the files read, in the order read.
+    func load() throws(ConfigurationError) -> (settings: DaemonSettings, files: [String]) {
+        var files: [String] = []
+        var fileProviders: [InMemoryProvider] = []
+        if FileManager.default.fileExists(atPath: mainFile) || mainFileIsRequired {
+            fileProviders.append(try Self.provider(forFile: mainFile))
+            files.append(mainFile)
+        }
+        let dropIns = ((try? FileManager.default.contentsOfDirectory(atPath: dropInDirectory)) ?? [])
+            .filter { $0.hasSuffix(".toml") }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        for name in dropIns {
+            let path = URL(fileURLWithPath: dropInDirectory).appendingPathComponent(name).path
+            fileProviders.append(try Self.provider(forFile: path))
+            files.append(path)
+        }
+        var environmentValues: [AbsoluteConfigKey: ConfigValue] = [:]
+        for (variable, text) in environment where variable.hasPrefix("HEADINGD_") {
+            guard let key = DaemonSettings.keys.first(where: { $0.environmentName == variable }) else {
+                throw ConfigurationError(origin: "environment variable \(variable)", key: nil, reason: "is not a headingd setting")
+            }
+            switch key.parse(text) {
+            case .success(let content): environmentValues[AbsoluteConfigKey(stringLiteral: key.name)] = ConfigValue(content, isSecret: false)
+            case .failure(let error): throw ConfigurationError(origin: "environment variable \(variable)", key: key.name, reason: error.reason)
+            }
+        }
+        let flagValues = Dictionary(uniqueKeysWithValues: flags.map { (AbsoluteConfigKey(stringLiteral: $0.key), ConfigValue($0.value, isSecret: false)) })
+        let providers: [any ConfigProvider] =
+            [InMemoryProvider(name: "flags", values: flagValues), InMemoryProvider(name: "environment", values: environmentValues)]
+            + fileProviders.reversed()
+        let settings = DaemonSettings(reader: ConfigReader(providers: providers))
+        // Checks across keys, whichever layers they came from.
+        if settings.dropoutInterval != 0, settings.dropoutInterval <= settings.dropoutDuration {
+            throw ConfigurationError(
+                origin: "the configuration", key: "simulation.dropout_interval",
+                reason: "must be 0 (no dropouts) or longer than simulation.dropout_duration (\(settings.dropoutDuration) s)"
+            )
+        }
+        return (settings, files)
+    }
+
+    /// One TOML file as a provider, every key and value checked.
+    static func provider(forFile path: String) throws(ConfigurationError) -> InMemoryProvider {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let reason =
+                !FileManager.default.fileExists(atPath: path) ? "no such file"
+                : !FileManager.default.isReadableFile(atPath: path) ? "permission denied" : "cannot be read as UTF-8 text"
+            throw ConfigurationError(origin: path, key: nil, reason: reason)
+        }
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigurationError(origin: "\(path):\(error.source.begin.line)", key: nil, reason: "not valid TOML: \(error.description)")
+        } catch {
+            throw ConfigurationError(origin: path, key: nil, reason: "not valid TOML: \(error)")
+        }
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        try flatten(table, prefix: "", into: &values, path: path)
+        return InMemoryProvider(name: path, values: values)
+    }
+
+    private static func flatten(
+        _ table: TOMLTable, prefix: String, into values: inout [AbsoluteConfigKey: ConfigValue], path: String
+    ) throws(ConfigurationError) {
+        for name in table.keys {
+            guard let value = table[name] else { continue }
+            let full = prefix + name
+            if let nested = value.table {
+                guard DaemonSettings.keys.contains(where: { $0.name.hasPrefix(full + ".") }) else {
+                    throw ConfigurationError(origin: path, key: full, reason: "unknown table")
+                }
+                try flatten(nested, prefix: full + ".", into: &values, path: path)
+                continue
+            }
+            guard let key = DaemonSettings.keys.first(where: { $0.name == full }) else {
+                throw ConfigurationError(origin: path, key: full, reason: "unknown key")
+            }
+            let content: ConfigContent
+            if let string = value.string {
+                content = .string(string)
+            } else if let bool = value.bool {
+                content = .bool(bool)
+            } else if let integer = value.int {
+                content = .int(integer)
+            } else if let double = value.double {
+                content = .double(double)
+            } else {
+                throw ConfigurationError(origin: path, key: full, reason: "must be \(key.kind.name)")
+            }
+            switch key.validate(content) {
+            case .success(let valid): values[AbsoluteConfigKey(stringLiteral: full)] = ConfigValue(valid, isSecret: false)
+            case .failure(let error): throw ConfigurationError(origin: path, key: full, reason: error.reason)
+            }
+        }
+    }
+}
