@@ -1,0 +1,122 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+/// The configuration layers end to end: files, drop-ins, environment, flags, and `--check-config`.
+@Suite(.timeLimit(.minutes(2)))
+struct ConfigurationTests {
+    /// A configuration directory of its own: `headingd.toml` and `conf.d/`.
+    final class Directory {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-config-\(UUID().uuidString)")
+        var mainFile: String { url.appendingPathComponent("headingd.toml").path }
+
+        init(main: String, dropIns: [String: String] = [:]) throws {
+            try FileManager.default.createDirectory(at: url.appendingPathComponent("conf.d"), withIntermediateDirectories: true)
+            try Data(main.utf8).write(to: URL(fileURLWithPath: mainFile))
+            for (name, text) in dropIns {
+                try Data(text.utf8).write(to: url.appendingPathComponent("conf.d").appendingPathComponent(name))
+            }
+        }
+
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    private func effective(_ daemon: DaemonProcess) -> [String: String] {
+        var values: [String: String] = [:]
+        var table = ""
+        for line in daemon.outputLines {
+            if line.hasPrefix("[") { table = line.dropFirst().dropLast() + "." }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, !line.hasPrefix("#") { values[table + parts[0]] = parts[1] }
+        }
+        return values
+    }
+
+    @Test func laterLayersWinFileThenDropInThenEnvironmentThenFlag() async throws {
+        let directory = try Directory(
+            main: "format = \"json\"\nfilter = 1\n[simulation]\nrate = 5\nseed = 3\n",
+            dropIns: ["10-a.toml": "[simulation]\nrate = 6\nseed = 4\n", "20-b.toml": "[simulation]\nrate = 7\n"]
+        )
+        let daemon = try await DaemonProcess.run(
+            ["--check-config", directory.mainFile, "--filter", "2"], environment: ["HEADINGD_SIMULATION_RATE": "8"]
+        )
+        #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors)")
+        let values = effective(daemon)
+        #expect(values["format"] == "\"json\"")  // the file alone sets it
+        #expect(values["simulation.seed"] == "4")  // drop-in over file
+        #expect(values["simulation.rate"] == "8.0")  // environment over drop-ins (20-b's 7 over 10-a's 6)
+        #expect(values["filter"] == "2.0")  // flag over file
+        #expect(values["simulation.dropout_interval"] == "30.0")  // default
+        #expect(daemon.output.contains("10-a.toml, "))
+    }
+
+    @Test func dropInsApplyInNameOrder() async throws {
+        let directory = try Directory(main: "", dropIns: ["10-a.toml": "[simulation]\nrate = 6\n", "20-b.toml": "[simulation]\nrate = 7\n"])
+        let daemon = try await DaemonProcess.run(["--check-config", directory.mainFile])
+        #expect(effective(daemon)["simulation.rate"] == "7.0")
+    }
+
+    @Test(arguments: [
+        ("colour = \"red\"\n", "key 'colour': unknown key"),
+        ("[simulation]\nrate = \"fast\"\n", "key 'simulation.rate': must be a number"),
+        ("[simulation]\nrate = -1\n", "key 'simulation.rate': must be above 0"),
+        ("format = \"xml\"\n", "key 'format': must be 'text' or 'json'"),
+        ("[gps]\nport = 1\n", "key 'gps': unknown table"),
+        ("source = \"carrier-pigeon\"\n", "key 'source': must be 'simulation'"),
+        ("filter = 1\nfilter = 2\n", ":2: not valid TOML"),
+    ])
+    func aBadFileExits78NamingFileAndKey(text: String, message: String) async throws {
+        let directory = try Directory(main: text)
+        let daemon = try await DaemonProcess.run(["--config", directory.mainFile, "--count", "1"])
+        #expect(daemon.terminationStatus == 78)
+        #expect(daemon.errors.contains("headingd: configuration: \(directory.mainFile)"), "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains(message), "stderr: \(daemon.errors)")
+        #expect(daemon.output.isEmpty)
+    }
+
+    @Test func aBadDropInIsNamedToo() async throws {
+        let directory = try Directory(main: "", dropIns: ["50-bad.toml": "[replay]\nspeed = \"warp\"\n"])
+        let daemon = try await DaemonProcess.run(["--check-config", directory.mainFile])
+        #expect(daemon.terminationStatus == 78)
+        #expect(daemon.errors.contains("conf.d/50-bad.toml: key 'replay.speed': must be a multiple above 0"))
+    }
+
+    @Test(arguments: [
+        (["HEADINGD_COLOUR": "red"], "environment variable HEADINGD_COLOUR: is not a headingd setting"),
+        (["HEADINGD_SIMULATION_SEED": "-3"], "environment variable HEADINGD_SIMULATION_SEED: key 'simulation.seed'"),
+    ])
+    func aBadEnvironmentVariableExits78(environment: [String: String?], message: String) async throws {
+        let directory = try Directory(main: "")
+        let daemon = try await DaemonProcess.run(["--check-config", directory.mainFile], environment: environment)
+        #expect(daemon.terminationStatus == 78)
+        #expect(daemon.errors.contains(message), "stderr: \(daemon.errors)")
+    }
+
+    @Test func aMissingNamedFileIsAnErrorButTheDefaultMayBeAbsent() async throws {
+        let missing = try await DaemonProcess.run(["--check-config", "/nonexistent/headingd.toml"])
+        #expect(missing.terminationStatus == 78)
+        #expect(missing.errors.contains("/nonexistent/headingd.toml: no such file"))
+    }
+
+    @Test func theShippedFileIsValidAndGivesTheDefaults() async throws {
+        let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/headingd.toml").path
+        let daemon = try await DaemonProcess.run(["--check-config", shipped])
+        #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors)")
+        let empty = try Directory(main: "")
+        let defaults = try await DaemonProcess.run(["--check-config", empty.mainFile])
+        // Every setting in the shipped file is commented out: the same as an empty file.
+        #expect(effective(daemon) == effective(defaults))
+        #expect(effective(daemon).count == 12)
+    }
+
+    @Test func aConfiguredSourceIsUsed() async throws {
+        let directory = try Directory(main: "format = \"json\"\n[simulation]\nrate = 1000\nseed = 7\n")
+        let daemon = try await DaemonProcess.run(["--config", directory.mainFile, "--count", "3"])
+        #expect(daemon.terminationStatus == 0)
+        #expect(daemon.outputLines.count == 3)
+        #expect(daemon.outputLines.allSatisfy { $0.hasPrefix("{") })
+    }
+}
