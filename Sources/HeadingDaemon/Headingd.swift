@@ -172,14 +172,19 @@ struct Headingd: AsyncParsableCommand {
         return values
     }
 
-    /// Loads the layered settings; prints the error and exits 78 (EX_CONFIG) when one is wrong.
-    private func loadSettings() throws -> (settings: DaemonSettings, files: [String]) {
-        let loader = SettingsLoader(
+    /// Where the settings come from: files, environment and these flags.
+    private var settingsLoader: SettingsLoader {
+        SettingsLoader(
             mainFile: checkConfigPath ?? config ?? SettingsLoader.defaultMainFile,
             mainFileIsRequired: checkConfigPath != nil || config != nil,
             environment: ProcessInfo.processInfo.environment,
             flags: flagSettings
         )
+    }
+
+    /// Loads the layered settings; prints the error and exits 78 (EX_CONFIG) when one is wrong.
+    private func loadSettings() throws -> (settings: DaemonSettings, files: [String]) {
+        let loader = settingsLoader
         do {
             return try loader.load()
         } catch {
@@ -205,7 +210,29 @@ struct Headingd: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "headingd")
+        let loader = settingsLoader
+        var current = settings
+        // One service group per configuration: a SIGHUP with a valid configuration ends the group
+        // and the loop starts the next one with the new settings.
+        while true {
+            let reloader = ConfigurationReloader(notifySocket: NotifySocket.fromEnvironment()) { () throws(ConfigurationError) in
+                try loader.load().settings
+            }
+            let replay = try await runServices(settings: current, reloader: reloader, logger: logger)
+            if let next = reloader.pendingSettings {
+                current = next
+                continue
+            }
+            if let replay { try finish(replay.summary, path: replay.configuration.path, strict: current.replayStrict) }
+            return
+        }
+    }
 
+    /// Runs headingd's services with `settings` until shutdown, the end of a replay, or a reload.
+    /// - Returns: The replay source, when the source is a replay.
+    private func runServices(
+        settings: DaemonSettings, reloader: ConfigurationReloader, logger: Logger
+    ) async throws -> ReplayHeadingSource? {
         let source = makeSource(settings)
         let proxy = HeadingProxy(source: source, logger: logger)
         proxy.headingFilter = settings.filter
@@ -217,7 +244,8 @@ struct Headingd: AsyncParsableCommand {
         let replay = source as? ReplayHeadingSource
         // Shut down in reverse order: the proxy stops the source first, then the rest end.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log")
+            .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log"),
+            .init(service: reloader, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "configuration reloader"),
         ]
         if let replay {
             services.append(
@@ -226,7 +254,8 @@ struct Headingd: AsyncParsableCommand {
         }
         let notifier = NotifySocket.fromEnvironment().map { socket in
             SystemdNotifier(
-                socket: socket, sourceName: source.name, watchdogInterval: SystemdNotifier.watchdogIntervalFromEnvironment()
+                socket: socket, sourceName: source.name, watchdogInterval: SystemdNotifier.watchdogIntervalFromEnvironment(),
+                isReloading: { reloader.isReloading }
             )
         }
         if let gpsd = source as? GPSDHeadingSource {
@@ -245,8 +274,8 @@ struct Headingd: AsyncParsableCommand {
             )
         )
         try await group.run()
-
-        if let replay { try finish(replay.summary, path: replay.configuration.path, strict: settings.replayStrict) }
+        if let gpsd = source as? GPSDHeadingSource { await gpsd.waitUntilStopped() }
+        return replay
     }
 
     /// Prints the replay's summary and turns its outcome into the exit status.

@@ -12,7 +12,9 @@ import Synchronization
 ///   heading and rate), a fault, or the gpsd connection retrying;
 /// - `WATCHDOG=1` every half `$WATCHDOG_USEC` from its own loop — not gated on sensor data, so
 ///   an unplugged compass does not make systemd restart headingd over and over;
-/// - `STOPPING=1` when shutdown begins (SIGTERM, SIGINT).
+/// - `STOPPING=1` when shutdown begins (SIGTERM, SIGINT) — not when the group ends for a SIGHUP
+///   reload: ``ConfigurationReloader`` has said `RELOADING=1`, and the next group's notifier says
+///   `READY=1`.
 final class SystemdNotifier: Service, Sendable {
     private struct State {
         var headings = 0
@@ -31,6 +33,7 @@ final class SystemdNotifier: Service, Sendable {
     private let sourceName: String
     private let watchdogInterval: Duration?
     private let sleep: @Sendable (Duration) async throws -> Void
+    private let isReloading: @Sendable () -> Bool
     private let state = Mutex(State())
     /// The observer token; set once in init, and `removeObserver` is thread-safe.
     nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
@@ -51,10 +54,13 @@ final class SystemdNotifier: Service, Sendable {
     ///   - sourceName: The source's name, for `STATUS=`.
     ///   - watchdogInterval: How often to send `WATCHDOG=1`; `nil` for never.
     ///   - clock: The clock for the watchdog and status ticks.
+    ///   - isReloading: Whether a shutdown is the end of one configuration before the next (no
+    ///     `STOPPING=1` then: the reloader has said `RELOADING=1`).
     init<C: Clock>(
         socket: NotifySocket, center: NotificationCenter = .heading, sourceName: String,
-        watchdogInterval: Duration?, clock: C = ContinuousClock()
+        watchdogInterval: Duration?, clock: C = ContinuousClock(), isReloading: @escaping @Sendable () -> Bool = { false }
     ) where C.Duration == Duration {
+        self.isReloading = isReloading
         self.socket = socket
         self.center = center
         self.sourceName = sourceName
@@ -81,8 +87,8 @@ final class SystemdNotifier: Service, Sendable {
                     self.tick(seconds: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
                 }
             }
-        } onGracefulShutdown: { [socket] in
-            socket.send("STOPPING=1")
+        } onGracefulShutdown: { [socket, isReloading] in
+            if !isReloading() { socket.send("STOPPING=1") }
         }
     }
 

@@ -1,0 +1,50 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKitTesting
+import Testing
+
+/// SIGHUP: the configuration read again; a broken one changes nothing.
+@Suite(.timeLimit(.minutes(2)))
+struct ReloadTests {
+    @Test func sighupAppliesAValidConfigurationBetweenReloadingAndReady() async throws {
+        let directory = try ConfigurationTests.Directory(main: "format = \"text\"\n[simulation]\nrate = 200\n")
+        let listener = try DatagramListener()
+        let daemon = DaemonProcess(arguments: ["--config", directory.mainFile], environment: ["NOTIFY_SOCKET": listener.address])
+        try daemon.start()
+        #expect(await daemon.wait { output, _ in output.contains(" simulation true ") })
+        try Data("format = \"json\"\n[simulation]\nrate = 200\n".utf8).write(to: URL(fileURLWithPath: directory.mainFile))
+        daemon.send(SIGHUP)
+        #expect(await daemon.wait { output, _ in output.contains("{\"trueHeading\"") })
+        #expect(await listener.messages.wait { $0.filter { $0 == "READY=1" }.count == 2 })
+        let messages = listener.messages.events
+        let reloading = try #require(messages.firstIndex { $0.hasPrefix("RELOADING=1\nMONOTONIC_USEC=") })
+        #expect(messages.firstIndex(of: "READY=1")! < reloading)
+        #expect(messages.lastIndex(of: "READY=1")! > reloading)
+        #expect(!messages.contains("STOPPING=1"))
+        #expect(daemon.errors.contains("headingd: SIGHUP: configuration reloaded"))
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0)
+        #expect(await listener.messages.wait { $0.contains("STOPPING=1") })
+    }
+
+    @Test func sighupWithABrokenFileKeepsTheRunningConfiguration() async throws {
+        let directory = try ConfigurationTests.Directory(main: "format = \"text\"\n[simulation]\nrate = 200\n")
+        let daemon = DaemonProcess(arguments: ["--config", directory.mainFile])
+        try daemon.start()
+        #expect(await daemon.wait { output, _ in output.contains(" simulation true ") })
+        try Data("format = \"xml\"\n".utf8).write(to: URL(fileURLWithPath: directory.mainFile))
+        daemon.send(SIGHUP)
+        let errorLine = "headingd: SIGHUP: configuration not reloaded, the running one is kept: \(directory.mainFile): key 'format'"
+        #expect(await daemon.wait(untilErrorsContain: errorLine))
+        // Still running, still text: more lines come, none of them JSON.
+        let count = daemon.outputLines.count
+        #expect(await daemon.wait { output, _ in output.split(separator: "\n").count > count + 20 })
+        #expect(!daemon.output.contains("{"))
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0)
+    }
+}
