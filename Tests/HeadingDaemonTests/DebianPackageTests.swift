@@ -1,0 +1,101 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+/// The Debian package `scripts/build-deb` makes (scripts/test builds it before the tests; a test
+/// run without it builds it here), unpacked into a scratch root with `dpkg -x` and checked.
+@Suite(.serialized, .timeLimit(.minutes(15)))
+struct DebianPackageTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// The newest package, built first when there is none.
+    static func package() throws -> URL {
+        let directory = repository.appendingPathComponent(".build-deb")
+        func newest() -> URL? {
+            ((try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.contentModificationDateKey])) ?? [])
+                .filter { $0.lastPathComponent.hasPrefix("headingd_") && $0.pathExtension == "deb" }
+                .max { ($0.modificationDate ?? .distantPast) < ($1.modificationDate ?? .distantPast) }
+        }
+        if let deb = newest() { return deb }
+        let build = try run(repository.appendingPathComponent("scripts/build-deb").path, [], in: repository)
+        guard build.status == 0, let deb = newest() else {
+            throw POSIXError(.ENOENT, message: "scripts/build-deb failed: \(build.output.suffix(2000))")
+        }
+        return deb
+    }
+
+    @Test func thePackageHoldsTheDaemonTheUnitAndTheConfigurationAsAConffile() throws {
+        let deb = try Self.package()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-deb-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(try Self.run("/usr/bin/dpkg", ["-x", deb.path, root.path]).status == 0)
+
+        let binary = root.appendingPathComponent("usr/bin/headingd").path
+        #expect(FileManager.default.isExecutableFile(atPath: binary))
+        let unit = try String(contentsOf: root.appendingPathComponent("lib/systemd/system/headingd.service"), encoding: .utf8)
+        #expect(unit == (try String(contentsOf: Self.repository.appendingPathComponent("systemd/headingd.service"), encoding: .utf8)))
+        let config = root.appendingPathComponent("etc/headingd/headingd.toml").path
+        #expect(FileManager.default.fileExists(atPath: config))
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("usr/share/doc/headingd/copyright").path))
+
+        // The Swift runtime is inside: no Swift library is needed, and no RUNPATH points anywhere.
+        let libraries = try Self.run("/usr/bin/ldd", [binary]).output
+        #expect(!libraries.contains("libswift"), "ldd: \(libraries)")
+        #expect(!libraries.contains("libFoundation"), "ldd: \(libraries)")
+        #expect(!(try Self.run("/usr/bin/readelf", ["-d", binary]).output.contains("RUNPATH")))
+        // The packaged binary runs, and accepts the packaged configuration.
+        let check = try Self.run(binary, ["--check-config", config])
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output.contains("source = \"simulation\""))
+        let simulated = try Self.run(binary, ["--count", "3", "--rate", "1000", "--format", "json"])
+        #expect(simulated.status == 0)
+        #expect(simulated.output.split(separator: "\n").filter { $0.hasPrefix("{") }.count == 3)
+
+        let control = root.appendingPathComponent("DEBIAN")
+        #expect(try Self.run("/usr/bin/dpkg-deb", ["-e", deb.path, control.path]).status == 0)
+        let conffiles = try String(contentsOf: control.appendingPathComponent("conffiles"), encoding: .utf8)
+        #expect(conffiles.contains("/etc/headingd/headingd.toml"))
+        let postinst = try String(contentsOf: control.appendingPathComponent("postinst"), encoding: .utf8)
+        #expect(postinst.contains("deb-systemd-helper") && postinst.contains("headingd.service"))
+        let fields = try Self.run("/usr/bin/dpkg-deb", ["-f", deb.path, "Depends"]).output
+        #expect(fields.contains("libgps28"))
+        let size = (try FileManager.default.attributesOfItem(atPath: deb.path)[.size] as? Int) ?? 0
+        print("headingd .deb: \(deb.lastPathComponent), \(size) bytes")
+    }
+
+    @Test func lintianReportsNoErrors() throws {
+        let deb = try Self.package()
+        let lintian = try Self.run("/usr/bin/lintian", ["--fail-on", "error", deb.path])
+        #expect(lintian.status == 0, "lintian: \(lintian.output)")
+        #expect(!lintian.output.contains("E: "), "lintian: \(lintian.output)")
+    }
+}
+
+extension URL {
+    fileprivate var modificationDate: Date? { try? resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate }
+}
+
+extension POSIXError {
+    fileprivate init(_ code: POSIXErrorCode, message: String) {
+        self.init(code, userInfo: [NSLocalizedDescriptionKey: message])
+    }
+}
