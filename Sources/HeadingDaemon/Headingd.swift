@@ -41,7 +41,12 @@ struct Headingd: AsyncParsableCommand {
             with $JOURNAL_STREAM set, each line starts with its syslog priority (<6> headings, \
             <4> faults, <3> errors).
 
-            Exit status: 0 on success; 64 for bad arguments; 65 with --strict when any line was \
+            Settings come from /etc/headingd/headingd.toml (or --config PATH), then \
+            conf.d/*.toml beside it, then HEADINGD_* environment variables, then these flags; \
+            --check-config prints the result. SIGHUP reads them again (a broken file keeps the \
+            running settings).
+
+            Exit status: 0 on success; 64 for bad arguments; 78 for a bad configuration; 65 with --strict when any line was \
             skipped or the file is in an unsupported (binary) format; 66 when the file cannot be read.
             """
     )
