@@ -24,19 +24,10 @@ struct NotifySocket: Sendable {
     /// Sends one message; returns whether it was sent. Failures are not fatal: systemd may be gone.
     @discardableResult
     func send(_ message: String) -> Bool {
+        guard var (address, length) = Self.socketAddress(path) else { return false }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var pathBytes = Array(path.utf8)
-        if pathBytes.first == UInt8(ascii: "@") { pathBytes[0] = 0 }  // abstract namespace
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard pathBytes.count < capacity else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in pathBytes.enumerated() { buffer[index] = byte }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count + (pathBytes.first == 0 ? 0 : 1))
         let sent = message.withCString { text in
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -45,5 +36,21 @@ struct NotifySocket: Sendable {
             }
         }
         return sent >= 0
+    }
+
+    /// The `AF_UNIX` address for `path` (`@name` in the abstract namespace) and its length, or
+    /// `nil` when the path is too long for one.
+    static func socketAddress(_ path: String) -> (sockaddr_un, socklen_t)? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        let isAbstract = bytes.first == UInt8(ascii: "@")
+        if isAbstract { bytes[0] = 0 }
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        }
+        // An abstract name is exactly its bytes; a path ends with its NUL.
+        return (address, socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (isAbstract ? 0 : 1)))
     }
 }

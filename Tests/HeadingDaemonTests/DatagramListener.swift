@@ -4,6 +4,8 @@
 import Foundation
 import HeadingKitTesting
 
+@testable import HeadingDaemon
+
 /// A real `AF_UNIX` datagram socket standing in for systemd's `$NOTIFY_SOCKET`: every datagram
 /// it receives is recorded, in order.
 final class DatagramListener: Sendable {
@@ -20,14 +22,7 @@ final class DatagramListener: Sendable {
         address = abstract ? "@\(name)" : FileManager.default.temporaryDirectory.appendingPathComponent(name).path
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.descriptor = descriptor
-        var socketAddress = sockaddr_un()
-        socketAddress.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(address.utf8)
-        if abstract { bytes[0] = 0 }
-        withUnsafeMutableBytes(of: &socketAddress.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1))
+        guard var (socketAddress, length) = NotifySocket.socketAddress(address) else { throw POSIXError(.ENAMETOOLONG) }
         let bound = withUnsafePointer(to: &socketAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
         }

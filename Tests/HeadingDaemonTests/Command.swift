@@ -1,0 +1,41 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// A command run to completion, its standard output and error together.
+enum Command {
+    /// Runs `executable` with `arguments` (in `directory`, if given) and waits for it.
+    /// - Returns: The exit status, standard output, and standard error.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> (
+        status: Int32, output: String, errors: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Drain standard error beside standard output, so neither pipe fills up and blocks the command.
+        let errorData = Mutex(Data())
+        let drained = DispatchSemaphore(value: 0)
+        Thread {
+            errorData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() }
+            drained.signal()
+        }.start()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        drained.wait()
+        return (
+            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+            errorData.withLock { String(decoding: $0, as: UTF8.self) }
+        )
+    }
+}
+
+import Synchronization
