@@ -93,8 +93,13 @@ public final class GPSFake: Sendable {
     }
 
     /// Kills gpsd alone (SIGKILL), as a crash would; gpsfake stays until ``stop()``.
-    public func killGPSD() {
-        if let gpsd = gpsdProcessIdentifier { kill(gpsd, SIGKILL) }
+    /// - Returns: When the signal was sent (after finding gpsd), or `nil` when there was no gpsd.
+    @discardableResult
+    public func killGPSD() -> ContinuousClock.Instant? {
+        guard let gpsd = gpsdProcessIdentifier else { return nil }
+        let now = ContinuousClock.now
+        kill(gpsd, SIGKILL)
+        return now
     }
 
     /// Ends gpsfake and its gpsd and removes the scratch directory; safe to call more than once.

@@ -118,8 +118,7 @@ struct GPSDHeadingSourceTests {
             #expect(await subscriber.wait { $0.compactMap(\.heading).count > headingsBefore }, "round \(round): no headings")
             counts.append((Self.threadNames().filter { $0 == readerName }.count, Self.sockets(toPort: port)))
             let faultsBefore = subscriber.faults.filter { $0.code == .sourceUnavailable }.count
-            let killed = ContinuousClock.now
-            fake.killGPSD()
+            let killed = try #require(fake.killGPSD(), "round \(round): no gpsd to kill")
             #expect(
                 await subscriber.wait(timeout: .seconds(5)) {
                     $0.compactMap(\.fault).filter { $0.code == .sourceUnavailable }.count > faultsBefore
