@@ -23,5 +23,4 @@ struct ReplaySpeedArgument: Equatable, Sendable, ExpressibleByArgument {
         }
     }
 
-    var defaultValueDescription: String { "1" }
 }

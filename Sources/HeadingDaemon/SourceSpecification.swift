@@ -38,5 +38,4 @@ enum SourceSpecification: Equatable, Sendable, ExpressibleByArgument, CustomStri
         }
     }
 
-    var defaultValueDescription: String { description }
 }
