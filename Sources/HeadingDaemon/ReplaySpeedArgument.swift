@@ -22,5 +22,4 @@ struct ReplaySpeedArgument: Equatable, Sendable, ExpressibleByArgument {
             return nil
         }
     }
-
 }

@@ -37,5 +37,4 @@ enum SourceSpecification: Equatable, Sendable, ExpressibleByArgument, CustomStri
         case .gpsd(let endpoint): endpoint.description
         }
     }
-
 }
