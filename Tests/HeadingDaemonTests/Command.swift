@@ -5,10 +5,20 @@ import Foundation
 
 /// A command run to completion, its standard output and error together.
 enum Command {
-    /// Runs `executable` with `arguments` (in `directory`, if given) and waits for it.
+    /// Runs `executable` with `arguments` (in `directory`, if given) on a thread of its own, so
+    /// that a slow command (lintian takes seconds) does not hold a thread of the cooperative pool
+    /// that other tests share.
     /// - Returns: The exit status, standard output, and standard error.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> (
+    static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) async throws -> (
+        status: Int32, output: String, errors: String
+    ) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try runBlocking(executable, arguments, in: directory) }) }.start()
+        }
+    }
+
+    private static func runBlocking(_ executable: String, _ arguments: [String], in directory: URL?) throws -> (
         status: Int32, output: String, errors: String
     ) {
         let process = Process()

@@ -13,13 +13,13 @@ struct DebianPackageTests {
 
     /// Runs a command; standard error is appended to standard output.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, output: String) {
-        let result = try Command.run(executable, arguments, in: directory)
+    static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) async throws -> (status: Int32, output: String) {
+        let result = try await Command.run(executable, arguments, in: directory)
         return (result.status, result.output + result.errors)
     }
 
     /// The newest package, built first when there is none.
-    static func package() throws -> URL {
+    static func package() async throws -> URL {
         let directory = repository.appendingPathComponent(".build-deb")
         func newest() -> URL? {
             ((try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.contentModificationDateKey])) ?? [])
@@ -27,18 +27,18 @@ struct DebianPackageTests {
                 .max { ($0.modificationDate ?? .distantPast) < ($1.modificationDate ?? .distantPast) }
         }
         if let deb = newest() { return deb }
-        let build = try run(repository.appendingPathComponent("scripts/build-deb").path, [], in: repository)
+        let build = try await run(repository.appendingPathComponent("scripts/build-deb").path, [], in: repository)
         guard build.status == 0, let deb = newest() else {
             throw POSIXError(.ENOENT, message: "scripts/build-deb failed: \(build.output.suffix(2000))")
         }
         return deb
     }
 
-    @Test func thePackageHoldsTheDaemonTheUnitAndTheConfigurationAsAConffile() throws {
-        let deb = try Self.package()
+    @Test func thePackageHoldsTheDaemonTheUnitAndTheConfigurationAsAConffile() async throws {
+        let deb = try await Self.package()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-deb-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
-        #expect(try Self.run("/usr/bin/dpkg", ["-x", deb.path, root.path]).status == 0)
+        #expect(try await Self.run("/usr/bin/dpkg", ["-x", deb.path, root.path]).status == 0)
 
         let binary = root.appendingPathComponent("usr/bin/headingd").path
         #expect(FileManager.default.isExecutableFile(atPath: binary))
@@ -49,33 +49,33 @@ struct DebianPackageTests {
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("usr/share/doc/headingd/copyright").path))
 
         // The Swift runtime is inside: no Swift library is needed, and no RUNPATH points anywhere.
-        let libraries = try Self.run("/usr/bin/ldd", [binary]).output
+        let libraries = try await Self.run("/usr/bin/ldd", [binary]).output
         #expect(!libraries.contains("libswift"), "ldd: \(libraries)")
         #expect(!libraries.contains("libFoundation"), "ldd: \(libraries)")
-        #expect(!(try Self.run("/usr/bin/readelf", ["-d", binary]).output.contains("RUNPATH")))
+        #expect(!(try await Self.run("/usr/bin/readelf", ["-d", binary]).output.contains("RUNPATH")))
         // The packaged binary runs, and accepts the packaged configuration.
-        let check = try Self.run(binary, ["--check-config", config])
+        let check = try await Self.run(binary, ["--check-config", config])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output.contains("source = \"simulation\""))
-        let simulated = try Self.run(binary, ["--count", "3", "--rate", "1000", "--format", "json"])
+        let simulated = try await Self.run(binary, ["--count", "3", "--rate", "1000", "--format", "json"])
         #expect(simulated.status == 0)
         #expect(simulated.output.split(separator: "\n").filter { $0.hasPrefix("{") }.count == 3)
 
         let control = root.appendingPathComponent("DEBIAN")
-        #expect(try Self.run("/usr/bin/dpkg-deb", ["-e", deb.path, control.path]).status == 0)
+        #expect(try await Self.run("/usr/bin/dpkg-deb", ["-e", deb.path, control.path]).status == 0)
         let conffiles = try String(contentsOf: control.appendingPathComponent("conffiles"), encoding: .utf8)
         #expect(conffiles.contains("/etc/headingd/headingd.toml"))
         let postinst = try String(contentsOf: control.appendingPathComponent("postinst"), encoding: .utf8)
         #expect(postinst.contains("deb-systemd-helper") && postinst.contains("headingd.service"))
-        let fields = try Self.run("/usr/bin/dpkg-deb", ["-f", deb.path, "Depends"]).output
+        let fields = try await Self.run("/usr/bin/dpkg-deb", ["-f", deb.path, "Depends"]).output
         #expect(fields.contains("libgps28"))
         let size = (try FileManager.default.attributesOfItem(atPath: deb.path)[.size] as? Int) ?? 0
         print("headingd .deb: \(deb.lastPathComponent), \(size) bytes")
     }
 
-    @Test func lintianReportsNoErrors() throws {
-        let deb = try Self.package()
-        let lintian = try Self.run("/usr/bin/lintian", ["--fail-on", "error", deb.path])
+    @Test func lintianReportsNoErrors() async throws {
+        let deb = try await Self.package()
+        let lintian = try await Self.run("/usr/bin/lintian", ["--fail-on", "error", deb.path])
         #expect(lintian.status == 0, "lintian: \(lintian.output)")
         #expect(!lintian.output.contains("E: "), "lintian: \(lintian.output)")
     }

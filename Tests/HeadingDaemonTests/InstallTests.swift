@@ -7,10 +7,10 @@ import Testing
 /// `make install` with `PREFIX` and `DESTDIR`, staged into a scratch directory.
 struct InstallTests {
     @Test(arguments: ["/usr", "/usr/local"])
-    func makeInstallStagesBinaryUnitAndConfiguration(prefix: String) throws {
+    func makeInstallStagesBinaryUnitAndConfiguration(prefix: String) async throws {
         let stage = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-install-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: stage) }
-        let install = try DebianPackageTests.run(
+        let install = try await DebianPackageTests.run(
             "/usr/bin/make",
             ["install", "DESTDIR=\(stage.path)", "PREFIX=\(prefix)", "BINARY=\(DaemonProcess.executableURL.path)"],
             in: DebianPackageTests.repository
@@ -24,7 +24,7 @@ struct InstallTests {
         // A second install keeps the administrator's configuration.
         let config = stage.path + "/etc/headingd/headingd.toml"
         try Data("format = \"json\"\n".utf8).write(to: URL(fileURLWithPath: config))
-        let again = try DebianPackageTests.run(
+        let again = try await DebianPackageTests.run(
             "/usr/bin/make",
             ["install", "DESTDIR=\(stage.path)", "PREFIX=\(prefix)", "BINARY=\(DaemonProcess.executableURL.path)"],
             in: DebianPackageTests.repository

@@ -9,11 +9,11 @@ struct SystemdUnitTests {
     private static let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("systemd/headingd.service")
 
-    private func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        try Command.run("/usr/bin/systemd-analyze", arguments)
+    private func run(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+        try await Command.run("/usr/bin/systemd-analyze", arguments)
     }
 
-    @Test func verifyIsClean() throws {
+    @Test func verifyIsClean() async throws {
         // verify also checks that ExecStart exists: point it at the headingd built beside the tests.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-unit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -22,14 +22,14 @@ struct SystemdUnitTests {
             .replacingOccurrences(of: "/usr/bin/headingd", with: DaemonProcess.executableURL.path)
         let copy = directory.appendingPathComponent("headingd.service")
         try text.write(to: copy, atomically: true, encoding: .utf8)
-        let result = try run(["verify", copy.path])
+        let result = try await run(["verify", copy.path])
         #expect(result.status == 0)
         // verify only warns (exit 0) on unknown keys or bad values: any output is a failure.
         #expect(result.errors.isEmpty, "systemd-analyze verify: \(result.errors)")
     }
 
-    @Test func exposureIsAtMostOnePointTwo() throws {
-        let result = try run(["security", "--offline=true", "--threshold=12", Self.unit.path])
+    @Test func exposureIsAtMostOnePointTwo() async throws {
+        let result = try await run(["security", "--offline=true", "--threshold=12", Self.unit.path])
         #expect(result.status == 0, "exposure above 1.2: \(result.output.suffix(300))")
         let line = result.output.split(separator: "\n").first { $0.contains("Overall exposure level") }
         let score = line.flatMap { $0.split(separator: ":").last?.split(separator: " ").first }.flatMap { Double($0) }

@@ -100,6 +100,16 @@ struct GPSDHeadingSourceTests {
         let subscriber = DelegateRecorder()
         let events = proxy.events(bufferingPolicy: .unbounded)
         let subscription = Task { for await event in events { subscriber.record(event) } }
+        // Faults timed where they happen: a block observer runs on the reader thread, while the
+        // async subscriber above may wait for a busy cooperative pool (other tests block on it).
+        let center = NotificationCenter()
+        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+        defer { bridge.cancel() }
+        let timedFaults = Recorder<ContinuousClock.Instant>()
+        let observer = center.addHeadingEventObserver { event in
+            if event.fault?.code == .sourceUnavailable { timedFaults.record(.now) }
+        }
+        defer { center.removeObserver(observer) }
         proxy.enable()
         // Other tests run in this process at the same time, so what is counted is this source's
         // own: its reader thread (named after the port) and its sockets to the port.
@@ -117,14 +127,10 @@ struct GPSDHeadingSourceTests {
             fake.release(40)
             #expect(await subscriber.wait { $0.compactMap(\.heading).count > headingsBefore }, "round \(round): no headings")
             counts.append((Self.threadNames().filter { $0 == readerName }.count, Self.sockets(toPort: port)))
-            let faultsBefore = subscriber.faults.filter { $0.code == .sourceUnavailable }.count
+            let faultsBefore = timedFaults.events.count
             let killed = try #require(fake.killGPSD(), "round \(round): no gpsd to kill")
-            #expect(
-                await subscriber.wait(timeout: .seconds(5)) {
-                    $0.compactMap(\.fault).filter { $0.code == .sourceUnavailable }.count > faultsBefore
-                }
-            )
-            detections.append(ContinuousClock.now - killed)
+            #expect(await timedFaults.wait(timeout: .seconds(5)) { $0.count > faultsBefore })
+            if let seen = timedFaults.events.dropFirst(faultsBefore).first { detections.append(seen - killed) }
             fake.stop()
         }
         print(
