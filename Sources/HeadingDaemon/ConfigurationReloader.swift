@@ -1,6 +1,9 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+#if canImport(Glibc)
+import Glibc
+#endif
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
@@ -53,7 +56,3 @@ final class ConfigurationReloader: Service, Sendable {
         return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

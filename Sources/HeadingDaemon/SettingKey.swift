@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Configuration
+import Foundation
 
 /// One configuration key headingd knows: its dotted name (`simulation.rate`), the type of its
 /// value, and what a valid value is. The same key is `rate` in the TOML table `[simulation]`,
@@ -70,5 +71,3 @@ struct SettingError: Error, Sendable {
     let reason: String
     init(_ reason: String) { self.reason = reason }
 }
-
-import Foundation

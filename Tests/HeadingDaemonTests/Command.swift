@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Synchronization
 
 /// A command run to completion, its standard output and error together.
 enum Command {
@@ -47,5 +48,3 @@ enum Command {
         )
     }
 }
-
-import Synchronization
