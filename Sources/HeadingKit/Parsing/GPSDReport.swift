@@ -18,6 +18,14 @@ public enum GPSDReport: Sendable, Hashable {
     /// Any other class (`VERSION`, `SKY`, `WATCH`, …): nothing about heading.
     case other(className: String)
 
+    /// Whether this is an `ATT` report (a reading or a magnetometer alarm).
+    public var isAttitude: Bool {
+        switch self {
+        case .attitude, .attitudeAlarm: true
+        case .position, .device, .error, .other: false
+        }
+    }
+
     /// The time the report carries, if any.
     public var time: Date? {
         switch self {

@@ -100,13 +100,20 @@ public struct HeadingLineDecoder: Sendable {
                 return Output()
             case UInt8(ascii: "{"):
                 // gpsd's ATT copy of the NMEA heading sentence just before is a duplicate whatever its
-                // values: checked before decoding, so a copy of a bad sentence is not a second fault.
-                if number - lastAttitudeSentenceLine <= Self.attitudeDuplicateWindow,
-                    GPSDReportDecoder.reportClass(of: content) == "ATT"
-                {
-                    return Output(isDuplicate: true)
+                // values, so a copy of a bad sentence is not a second fault either.
+                let followsAttitudeSentence = number - lastAttitudeSentenceLine <= Self.attitudeDuplicateWindow
+                let report: GPSDReport
+                do throws(LineDecodingError) {
+                    report = try GPSDReportDecoder.decode(content)
+                } catch {
+                    // Only a report that failed to decode is read a second time, for its class.
+                    if followsAttitudeSentence, GPSDReportDecoder.reportClass(of: content) == "ATT" {
+                        return Output(isDuplicate: true)
+                    }
+                    throw error
                 }
-                return try decodeReport(GPSDReportDecoder.decode(content), number: number, receivedAt: receivedAt)
+                if followsAttitudeSentence, report.isAttitude { return Output(isDuplicate: true) }
+                return decodeReport(report, number: number, receivedAt: receivedAt)
             case UInt8(ascii: "$"), UInt8(ascii: "!"):
                 let sentence = try NMEASentence(content)
                 // Marked before decoding: gpsd's JSON copy of a sentence whose values are bad is
