@@ -188,8 +188,7 @@ struct Headingd: AsyncParsableCommand {
     }
 
     /// Loads the layered settings; prints the error and exits 78 (EX_CONFIG) when one is wrong.
-    private func loadSettings() throws -> (settings: DaemonSettings, files: [String]) {
-        let loader = settingsLoader
+    private func loadSettings(_ loader: SettingsLoader) throws -> (settings: DaemonSettings, files: [String]) {
         do {
             return try loader.load()
         } catch {
@@ -199,7 +198,8 @@ struct Headingd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (settings, files) = try loadSettings()
+        let loader = settingsLoader
+        let (settings, files) = try loadSettings(loader)
         if checkConfig {
             let read = files.isEmpty ? "none (defaults, environment and flags only)" : files.joined(separator: ", ")
             LineWriter.standardOutput.write("# headingd: configuration files read: \(read)\n\(settings.tomlDescription)")
@@ -215,15 +215,15 @@ struct Headingd: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "headingd")
-        let loader = settingsLoader
+        let notifySocket = NotifySocket.fromEnvironment()
         var current = settings
         // One service group per configuration: a SIGHUP with a valid configuration ends the group
         // and the loop starts the next one with the new settings.
         while true {
-            let reloader = ConfigurationReloader(notifySocket: NotifySocket.fromEnvironment()) { () throws(ConfigurationError) in
+            let reloader = ConfigurationReloader(notifySocket: notifySocket) { () throws(ConfigurationError) in
                 try loader.load().settings
             }
-            let replay = try await runServices(settings: current, reloader: reloader, logger: logger)
+            let replay = try await runServices(settings: current, reloader: reloader, notifySocket: notifySocket, logger: logger)
             if let next = reloader.pendingSettings {
                 current = next
                 continue
@@ -236,7 +236,7 @@ struct Headingd: AsyncParsableCommand {
     /// Runs headingd's services with `settings` until shutdown, the end of a replay, or a reload.
     /// - Returns: The replay source, when the source is a replay.
     private func runServices(
-        settings: DaemonSettings, reloader: ConfigurationReloader, logger: Logger
+        settings: DaemonSettings, reloader: ConfigurationReloader, notifySocket: NotifySocket?, logger: Logger
     ) async throws -> ReplayHeadingSource? {
         let source = makeSource(settings)
         let proxy = HeadingProxy(source: source, logger: logger)
@@ -257,7 +257,7 @@ struct Headingd: AsyncParsableCommand {
                 .init(service: ReplayWatcher(source: replay), successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay")
             )
         }
-        let notifier = NotifySocket.fromEnvironment().map { socket in
+        let notifier = notifySocket.map { socket in
             SystemdNotifier(
                 socket: socket, sourceName: source.name, watchdogInterval: SystemdNotifier.watchdogIntervalFromEnvironment(),
                 isReloading: { reloader.isReloading }
