@@ -66,20 +66,13 @@ let benchmarks: @Sendable () -> Void = {
     for observers in [1, 4, 16] {
         Benchmark("fan-out proxy → center, \(observers) observers") { benchmark in
             let source = ScriptedHeadingSource()
-            let proxy = HeadingProxy(source: source)
-            let center = NotificationCenter()
-            let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
-            let received = Counter()
-            let tokens = (0..<observers).map { _ in center.addHeadingEventObserver { _ in received.increment() } }
-            proxy.enable()
+            let pipeline = Pipeline(source: source, observers: observers)
+            pipeline.proxy.enable()
             let heading = Heading(trueHeading: 274.07, magneticHeading: nil, timestamp: Date(), source: "benchmark")
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations { source.send(.heading(heading)) }
             benchmark.stopMeasurement()
-            proxy.disable()
-            tokens.forEach(center.removeObserver)
-            bridge.cancel()
-            blackHole(received.value)
+            pipeline.tearDown()
         }
     }
 
@@ -90,12 +83,8 @@ let benchmarks: @Sendable () -> Void = {
         configuration: .init(metrics: [.wallClock, .mallocCountTotal, .instructions], scalingFactor: .one)
     ) { benchmark in
         let source = ScriptedHeadingSource()
-        let proxy = HeadingProxy(source: source)
-        let center = NotificationCenter()
-        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
-        let received = Counter()
-        let token = center.addHeadingEventObserver { _ in received.increment() }
-        proxy.enable()
+        let pipeline = Pipeline(source: source)
+        pipeline.proxy.enable()
         var decoder = HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
         let now = Date()
         benchmark.startMeasurement()
@@ -103,10 +92,7 @@ let benchmarks: @Sendable () -> Void = {
             if let event = decoder.decode(hdt, number: number, receivedAt: now).event { source.send(event) }
         }
         benchmark.stopMeasurement()
-        proxy.disable()
-        center.removeObserver(token)
-        bridge.cancel()
-        blackHole(received.value)
+        pipeline.tearDown()
     }
 
     // MARK: The whole replay source, flat out, over a generated file
@@ -117,17 +103,34 @@ let benchmarks: @Sendable () -> Void = {
     ) { benchmark in
         let path = try generatedRecording(sentences: 100_000)
         let source = ReplayHeadingSource(configuration: .init(path: path, speed: .flatOut))
-        let proxy = HeadingProxy(source: source)
-        let center = NotificationCenter()
-        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
-        let received = Counter()
-        let token = center.addHeadingEventObserver { _ in received.increment() }
+        let pipeline = Pipeline(source: source)
         benchmark.startMeasurement()
-        proxy.enable()
+        pipeline.proxy.enable()
         _ = await source.waitUntilFinished()
         benchmark.stopMeasurement()
+        pipeline.tearDown()
+    }
+}
+
+/// A source behind a proxy, bridged to a center of its own with counting observers: the
+/// pipeline every delivery benchmark measures.
+struct Pipeline {
+    let proxy: HeadingProxy
+    let center = NotificationCenter()
+    let bridge: HeadingNotificationBridge
+    let received = Counter()
+    let tokens: [any NSObjectProtocol]
+
+    init(source: any HeadingSource, observers: Int = 1) {
+        proxy = HeadingProxy(source: source)
+        bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+        let received = received
+        tokens = (0..<observers).map { [center] _ in center.addHeadingEventObserver { _ in received.increment() } }
+    }
+
+    func tearDown() {
         proxy.disable()
-        center.removeObserver(token)
+        tokens.forEach(center.removeObserver)
         bridge.cancel()
         blackHole(received.value)
     }
