@@ -28,8 +28,8 @@ public final class GPSFake: Sendable {
     public let port: UInt16
     /// The log fed.
     public let log: String
-    private let process = Mutex<Process?>(nil)
-    private let input = Pipe()
+    /// The running gpsfake and the pipe to its standard input.
+    private let launched = Mutex<(process: Process, input: Pipe)?>(nil)
     private let errors: URL
     private let scratch: URL
 
@@ -53,9 +53,35 @@ public final class GPSFake: Sendable {
 
     /// Launches gpsfake and returns once its gpsd accepts connections and has opened the fake
     /// device (within 20 s).
+    ///
+    /// gpsfake registers the device through gpsd's control socket as soon as the socket file
+    /// exists, and silently gives up when gpsd does not accept on it yet; gpsd then never opens
+    /// the device. When gpsd listens but has not opened the device 5 s later, gpsfake is started
+    /// again, within the same 20 s.
     public func start() async throws {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let gpsfake = try launch()
+            var listeningSince: ContinuousClock.Instant?
+            // Ready means gpsd listens *and* has opened gpsfake's pty: gpsd flushes a serial
+            // device's input when it opens it, so sentences released before that would be lost.
+            while ContinuousClock.now < deadline, gpsfake.isRunning {
+                if let gpsd = gpsdProcessIdentifier, Self.hasOpenTerminal(gpsd), Self.accepts(port: port) { return }
+                if listeningSince == nil, Self.accepts(port: port) { listeningSince = .now }
+                if let listeningSince, ContinuousClock.now - listeningSince > .seconds(5) { break }
+                try await Task.sleep(for: .milliseconds(20))  // polling /proc and a port: there is no event to await
+            }
+            end()
+        }
+        let output = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        stop()
+        throw Failure.notListening(port: port, output: output)
+    }
+
+    private func launch() throws -> Process {
+        let input = Pipe()
         let gpsfake = Process()
         gpsfake.executableURL = URL(fileURLWithPath: "/usr/bin/gpsfake")
         gpsfake.arguments = ["-n", "-1", "-i", "-W", "120", "-P", String(port), "-q", log]
@@ -66,29 +92,19 @@ public final class GPSFake: Sendable {
         gpsfake.standardOutput = FileHandle.nullDevice
         gpsfake.standardError = try FileHandle(forWritingTo: errors)
         try gpsfake.run()
-        process.withLock { $0 = gpsfake }
-        let deadline = ContinuousClock.now + .seconds(20)
-        // Ready means gpsd listens *and* has opened gpsfake's pty: gpsd flushes a serial device's
-        // input when it opens it, so sentences released before that would be lost.
-        while ContinuousClock.now < deadline {
-            if Self.accepts(port: port), let gpsd = gpsdProcessIdentifier, Self.hasOpenTerminal(gpsd) { return }
-            guard gpsfake.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(20))  // polling /proc and a port: there is no event to await
-        }
-        let output = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        stop()
-        throw Failure.notListening(port: port, output: output)
+        launched.withLock { $0 = (gpsfake, input) }
+        return gpsfake
     }
 
     /// Lets gpsfake feed `count` more sentences (default: the rest of the log).
     public func release(_ count: Int? = nil) {
         let newlines = Data(repeating: 0x0A, count: count ?? lineCount)
-        try? input.fileHandleForWriting.write(contentsOf: newlines)
+        try? launched.withLock { $0?.input }?.fileHandleForWriting.write(contentsOf: newlines)
     }
 
     /// The gpsd that gpsfake started, found by its parent PID.
     public var gpsdProcessIdentifier: Int32? {
-        guard let parent = process.withLock({ $0?.processIdentifier }) else { return nil }
+        guard let parent = launched.withLock({ $0?.process.processIdentifier }) else { return nil }
         return Self.children(of: parent).first { Self.command(of: $0) == "gpsd" }
     }
 
@@ -104,9 +120,15 @@ public final class GPSFake: Sendable {
 
     /// Ends gpsfake and its gpsd and removes the scratch directory; safe to call more than once.
     public func stop() {
-        guard let gpsfake = process.withLock({ process -> Process? in
-            defer { process = nil }
-            return process
+        end()
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    /// Ends gpsfake and its gpsd, by PID.
+    private func end() {
+        guard let (gpsfake, input) = launched.withLock({ launched in
+            defer { launched = nil }
+            return launched
         }) else { return }
         let gpsd = Self.children(of: gpsfake.processIdentifier).filter { Self.command(of: $0) == "gpsd" }
         if gpsfake.isRunning { kill(gpsfake.processIdentifier, SIGTERM) }
@@ -116,7 +138,6 @@ public final class GPSFake: Sendable {
         if gpsfake.isRunning { kill(gpsfake.processIdentifier, SIGKILL) }
         for pid in gpsd { kill(pid, SIGKILL) }
         gpsfake.waitUntilExit()
-        try? FileManager.default.removeItem(at: scratch)
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
