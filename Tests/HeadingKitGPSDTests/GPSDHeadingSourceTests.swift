@@ -161,7 +161,10 @@ struct GPSDHeadingSourceTests {
         await harness.finish()
         let faults = harness.reports.faults
         #expect(faults.allSatisfy { $0.code == .sourceUnavailable })
-        #expect(faults.allSatisfy { $0.reason.contains("Connection refused") && $0.reason.contains("retrying in") })
+        #expect(
+            faults.allSatisfy { $0.reason.contains("Connection refused") && $0.reason.contains("retrying in") },
+            "faults: \(faults.map(\.reason))"
+        )
         // Refused is unavailable, not a denial.
         #expect(harness.reports.events.compactMap { event -> HeadingAuthorizationStatus? in
             if case .authorizationChanged(let status) = event { return status }
