@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .target(
@@ -65,6 +66,7 @@ let package = Package(
                 "HeadingKit",
                 "HeadingKitTesting",
                 .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
             ]
         ),
