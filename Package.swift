@@ -32,7 +32,9 @@ let package = Package(
             dependencies: [
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The World Magnetic Model's coefficient file, compiled in by scripts/embed-wmm.
+            exclude: ["Processing/WMM_2025.COF"]
         ),
         .systemLibrary(
             name: "CGPS",
