@@ -29,7 +29,9 @@ final class HeadingLineFormatter: Sendable {
     ///
     /// JSON always has `trueHeading`, `magneticHeading`, `accuracy` (each `null` when unknown),
     /// `timestamp` (ISO 8601, UTC, milliseconds), `source` and `kind`; `pitch`, `roll`,
-    /// `magneticVariation` and `deviation` appear when known.
+    /// `magneticVariation`, `deviation`, `variationOrigin` (`device`, `model` or `none`: where the
+    /// variation behind a derived true or magnetic heading came from) and `latitude`/`longitude`
+    /// (the source's last fix) appear when known.
     /// - Parameter heading: The heading.
     /// - Returns: The line, without a newline.
     func line(for heading: Heading) -> String {
@@ -54,6 +56,10 @@ final class HeadingLineFormatter: Sendable {
             if let roll = heading.roll, roll.isFinite { line += ",\"roll\":\(roll)" }
             if let variation = heading.magneticVariation, variation.isFinite { line += ",\"magneticVariation\":\(variation)" }
             if let deviation = heading.deviation, deviation.isFinite { line += ",\"deviation\":\(deviation)" }
+            if let origin = heading.variationOrigin { line += ",\"variationOrigin\":\"\(origin.rawValue)\"" }
+            if let position = heading.position {
+                line += ",\"latitude\":\(position.latitude),\"longitude\":\(position.longitude)"
+            }
             line += "}"
         case .text:
             Self.appendTimestamp(heading.timestamp, to: &line)
@@ -64,6 +70,9 @@ final class HeadingLineFormatter: Sendable {
             line += " magnetic "
             line += Self.degrees(heading.magneticHeading)
             if let accuracy = heading.headingAccuracy { line += " ±" + Self.degrees(accuracy) }
+            if let variation = heading.magneticVariation, let origin = heading.variationOrigin, origin != .none {
+                line += " variation " + Self.degrees(variation) + " (" + origin.rawValue + ")"
+            }
             line += " ("
             line += heading.kind.rawValue
             line += ")"

@@ -21,6 +21,8 @@ struct LineWriter: Sendable {
         case error = 3
         /// `<4>`: a fault; headingd carries on.
         case warning = 4
+        /// `<5>`: a notice: a source recovered, or headings now come from another source.
+        case notice = 5
         /// `<6>`: headings, summaries, progress.
         case info = 6
 

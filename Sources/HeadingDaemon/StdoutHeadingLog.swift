@@ -98,6 +98,9 @@ final class StdoutHeadingLog: Service, Sendable {
         case .authorizationChanged(let status):
             buffer?.flush()
             errors.write("headingd: authorization: \(status)", priority: status == .authorized ? .info : .warning)
+        case .notice(let notice):
+            buffer?.flush()
+            errors.write("headingd: notice: \(notice)", priority: .notice)
         }
         return false
     }

@@ -118,7 +118,8 @@ final class SystemdNotifier: Service, Sendable {
             case .fault(let fault):
                 state.fault = fault
                 return true
-            case .authorizationChanged:
+            case .authorizationChanged, .notice:
+                // A change of source shows in the next heading's STATUS=.
                 return false
             }
         }
@@ -137,7 +138,7 @@ final class SystemdNotifier: Service, Sendable {
 
     private static func status(_ state: State, sourceName: String) -> String {
         if let fault = state.fault {
-            var text = "\(sourceName): \(fault.code): \(fault.reason)"
+            var text = "\(fault.source): \(fault.code): \(fault.reason)"
             if let connection = state.connection, connection.hasPrefix("retrying") { text += " (\(connection))" }
             return String(text.prefix(200))
         }
@@ -146,6 +147,6 @@ final class SystemdNotifier: Service, Sendable {
         }
         let value = heading.trueHeading.map { "\(HeadingLineFormatter.degrees($0)) true" }
             ?? "\(HeadingLineFormatter.degrees(heading.magneticHeading)) magnetic"
-        return "\(sourceName): \(value), \(String(format: "%.1f", state.rate)) headings/s"
+        return "\(heading.source): \(value), \(String(format: "%.1f", state.rate)) headings/s"
     }
 }

@@ -305,6 +305,7 @@ private struct GPSDReader: Sendable {
         case .heading(let heading): source.delegate?.headingSource(source, didUpdate: heading)
         case .fault(let fault): source.delegate?.headingSource(source, didFailWith: fault)
         case .authorizationChanged(let status): source.systemAuthorization(status)
+        case .notice: break  // Raised by a HeadingProcessor, never by the decoder.
         }
     }
 }

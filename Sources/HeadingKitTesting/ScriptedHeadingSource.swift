@@ -84,6 +84,7 @@ public final class ScriptedHeadingSource: HeadingSource {
         case .heading(let heading): delegate.headingSource(self, didUpdate: heading)
         case .fault(let fault): delegate.headingSource(self, didFailWith: fault)
         case .authorizationChanged(let status): delegate.headingSource(self, didChangeAuthorization: status)
+        case .notice: break  // A source's delegate has no notices; a HeadingProcessor raises them.
         }
     }
 

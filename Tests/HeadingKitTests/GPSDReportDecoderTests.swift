@@ -75,7 +75,7 @@ struct GPSDReportDecoderTests {
         let report = try decode(
             #"{"class":"TPV","device":"/dev/ttyS0","mode":3,"time":"2024-05-01T12:00:00.000Z","track":359.5,"magtrack":1.5,"magvar":-2.0,"speed":4.2}"#
         )
-        guard case .position(let course?, let speed, let time, _) = report else {
+        guard case .position(let course?, let speed, _, _, let time, _) = report else {
             Issue.record("no course: \(report)")
             return
         }
@@ -88,7 +88,7 @@ struct GPSDReportDecoderTests {
     }
 
     @Test func tpvMagneticCourseComesFromVariationWhenMagtrackIsMissing() throws {
-        guard case .position(let course?, _, _, _) = try decode(#"{"class":"TPV","mode":2,"track":100.0,"magvar":5.0}"#)
+        guard case .position(let course?, _, _, _, _, _) = try decode(#"{"class":"TPV","mode":2,"track":100.0,"magvar":5.0}"#)
         else {
             Issue.record("no course")
             return
@@ -98,8 +98,8 @@ struct GPSDReportDecoderTests {
     }
 
     @Test func tpvWithoutAFixOrTrackGivesNoCourse() throws {
-        #expect(try decode(#"{"class":"TPV","mode":1,"track":100.0,"speed":3}"#) == .position(course: nil, speed: 3, time: nil, device: nil))
-        #expect(try decode(#"{"class":"TPV","mode":3,"speed":3}"#) == .position(course: nil, speed: 3, time: nil, device: nil))
+        #expect(try decode(#"{"class":"TPV","mode":1,"track":100.0,"speed":3}"#) == .position(course: nil, speed: 3, fix: nil, variation: nil, time: nil, device: nil))
+        #expect(try decode(#"{"class":"TPV","mode":3,"speed":3}"#) == .position(course: nil, speed: 3, fix: nil, variation: nil, time: nil, device: nil))
     }
 
     @Test func tpvTimeMayBeSecondsSinceTheEpoch() throws {

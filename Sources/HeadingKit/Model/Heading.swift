@@ -29,6 +29,10 @@ public struct Heading: Sendable, Hashable, Codable {
     public let magneticVariation: Double?
     /// Compass deviation in degrees, East positive: magnetic = sensor + deviation.
     public let deviation: Double?
+    /// Where ``magneticVariation`` came from: `nil` until a ``HeadingProcessor`` has looked.
+    public let variationOrigin: VariationOrigin?
+    /// Where the heading was measured, when the source knows (the last GNSS fix it reported).
+    public let position: GeographicPosition?
 
     /// Creates a heading, folding every heading angle into `[0, 360)`.
     ///
@@ -44,6 +48,8 @@ public struct Heading: Sendable, Hashable, Codable {
     ///   - roll: Roll in degrees, if known.
     ///   - magneticVariation: Magnetic variation in degrees, East positive, if known.
     ///   - deviation: Compass deviation in degrees, East positive, if known.
+    ///   - variationOrigin: Where the variation came from, if anyone has decided.
+    ///   - position: Where the heading was measured, if known.
     public init(
         trueHeading: Double?,
         magneticHeading: Double?,
@@ -54,7 +60,9 @@ public struct Heading: Sendable, Hashable, Codable {
         pitch: Double? = nil,
         roll: Double? = nil,
         magneticVariation: Double? = nil,
-        deviation: Double? = nil
+        deviation: Double? = nil,
+        variationOrigin: VariationOrigin? = nil,
+        position: GeographicPosition? = nil
     ) {
         self.trueHeading = trueHeading.flatMap(Degrees.normalized)
         self.magneticHeading = magneticHeading.flatMap(Degrees.normalized)
@@ -66,6 +74,8 @@ public struct Heading: Sendable, Hashable, Codable {
         self.roll = roll
         self.magneticVariation = magneticVariation
         self.deviation = deviation
+        self.variationOrigin = variationOrigin
+        self.position = position
     }
 
     /// The best single direction this heading gives: true heading where known, else magnetic.

@@ -9,10 +9,18 @@ public enum HeadingEvent: Sendable, Hashable {
     case fault(HeadingFault)
     /// The source's authorization changed.
     case authorizationChanged(HeadingAuthorizationStatus)
+    /// A source recovered, or headings now come from another source (``HeadingProcessor``).
+    case notice(HeadingNotice)
 
     /// The heading this event carries, if it is one.
     public var heading: Heading? {
         if case .heading(let heading) = self { return heading }
+        return nil
+    }
+
+    /// The notice this event carries, if it is one.
+    public var notice: HeadingNotice? {
+        if case .notice(let notice) = self { return notice }
         return nil
     }
 

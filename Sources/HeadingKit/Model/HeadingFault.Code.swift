@@ -25,6 +25,8 @@ extension HeadingFault {
         public static let unsupportedInput = Code(rawValue: "unsupportedInput")
         /// Access was refused by the system or forbidden by configuration.
         public static let permissionDenied = Code(rawValue: "permissionDenied")
+        /// Two healthy sources have disagreed by more than the allowed angle for longer than the hold time.
+        public static let disagreement = Code(rawValue: "disagreement")
         /// The compass reports that it needs calibration.
         public static let calibrationNeeded = Code(rawValue: "calibrationNeeded")
 

@@ -19,7 +19,10 @@ extension Notification {
         return nil
     }
 
-    /// The event any of the three heading notifications carries; `nil` for other notifications.
+    /// The notice of a ``Foundation/Notification/Name/headingStatusDidChange`` notification; `nil` for any other.
+    public var headingNotice: HeadingNotice? { headingEvent?.notice }
+
+    /// The event any of the heading notifications carries; `nil` for other notifications.
     public var headingEvent: HeadingEvent? {
         // One class cast: far cheaper on Linux than casting `Any` to a struct with strings inside.
         (userInfo?[Self.headingValueKey] as? HeadingEventBox)?.event
@@ -36,6 +39,7 @@ extension Notification {
             case .heading: .headingDidUpdate
             case .fault: .headingDidFail
             case .authorizationChanged: .headingAuthorizationDidChange
+            case .notice: .headingStatusDidChange
             }
         return Notification(name: name, object: object, userInfo: [headingValueKey: HeadingEventBox(event)])
     }

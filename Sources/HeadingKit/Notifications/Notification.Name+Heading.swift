@@ -10,4 +10,6 @@ extension Notification.Name {
     public static let headingDidFail = Notification.Name("HeadingKit.headingDidFail")
     /// An authorization change; read it with ``Foundation/Notification/headingAuthorizationStatus``.
     public static let headingAuthorizationDidChange = Notification.Name("HeadingKit.headingAuthorizationDidChange")
+    /// A source recovered or headings now come from another source; read it with ``Foundation/Notification/headingNotice``.
+    public static let headingStatusDidChange = Notification.Name("HeadingKit.headingStatusDidChange")
 }

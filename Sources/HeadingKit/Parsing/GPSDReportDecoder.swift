@@ -6,7 +6,7 @@ import Foundation
 /// Turns gpsd JSON reports into ``GPSDReport``s: pure functions, no state, no I/O.
 ///
 /// Reads `ATT` (`heading` as true heading, `mheading` as magnetic where gpsd sends it, `mag_st`,
-/// `pitch`, `roll`, `time`), `TPV` (`mode`, `track`, `magtrack`, `magvar`, `speed`, `time`),
+/// `pitch`, `roll`, `time`), `TPV` (`mode`, `lat`, `lon`, `altHAE` or `alt`, `track`, `magtrack`, `magvar`, `speed`, `time`),
 /// `DEVICE` (`path`, `activated`: 0 means the device went away) and `ERROR` (`message`). Unknown
 /// classes and fields are ignored. Values out of range are errors, never wrapped.
 public enum GPSDReportDecoder {
@@ -73,17 +73,23 @@ public enum GPSDReportDecoder {
         let time = try date(raw.time)
         let speed = try bounded(raw.speed, "speed", 0...10_000)
         let track = try heading(raw.track, "track")
-        guard (raw.mode ?? 0) >= 2, let track else {
-            return .position(course: nil, speed: speed, time: time, device: raw.device)
-        }
+        let hasFix = (raw.mode ?? 0) >= 2
         let variation = try bounded(raw.magvar, "magvar", -180...180)
+        var fix: GeographicPosition?
+        if hasFix, let latitude = try bounded(raw.lat, "lat", -90...90), let longitude = try bounded(raw.lon, "lon", -180...180) {
+            // Height above the ellipsoid: altHAE (gpsd 3.20+), else the older alt (MSL; within ~100 m, which the field ignores).
+            fix = GeographicPosition(latitude: latitude, longitude: longitude, altitude: raw.altHAE ?? raw.alt)
+        }
+        guard hasFix, let track else {
+            return .position(course: nil, speed: speed, fix: fix, variation: variation, time: time, device: raw.device)
+        }
         let course = HeadingReading(
             trueHeading: track,
             magneticHeading: try heading(raw.magtrack, "magtrack") ?? variation.map { track - $0 },
             magneticVariation: variation,
             kind: .courseOverGround
         )
-        return .position(course: course, speed: speed, time: time, device: raw.device)
+        return .position(course: course, speed: speed, fix: fix, variation: variation, time: time, device: raw.device)
     }
 
     private static func heading(_ value: Double?, _ name: String) throws(LineDecodingError) -> Double? {
@@ -171,6 +177,10 @@ public enum GPSDReportDecoder {
         let track: Double?
         let magtrack: Double?
         let magvar: Double?
+        let lat: Double?
+        let lon: Double?
+        let alt: Double?
+        let altHAE: Double?
         let speed: Double?
         let path: String?
         let activated: Activation?

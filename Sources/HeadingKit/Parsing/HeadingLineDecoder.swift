@@ -15,7 +15,11 @@ public import Foundation
 ///   from, a `TPV` track within a few lines after an NMEA course sentence, or a `VTG` course
 ///   repeating the `RMC` course of the same fix, is the same measurement twice and is dropped
 ///   (counted in ``Output/isDuplicate``);
-/// - compass alarms: a fault when a magnetometer alarm starts, no headings while it lasts.
+/// - compass alarms: a fault when a magnetometer alarm starts, no headings while it lasts;
+/// - the last fix's position (RMC, `TPV`) and magnetic variation (RMC, HDG, `TPV` `magvar`), which
+///   every later heading carries (``Heading/position``; ``Heading/magneticVariation`` when the
+///   heading's own sentence has none), so that a ``HeadingProcessor`` can derive the true or
+///   magnetic heading the device left out.
 public struct HeadingLineDecoder: Sendable {
     /// What one line produced.
     public struct Output: Sendable, Hashable {
@@ -63,6 +67,10 @@ public struct HeadingLineDecoder: Sendable {
     private var isAlarmActive = false
     /// The last NMEA course, with the recording time it was read at: RMC and VTG of one fix say the same.
     private var lastCourse: (time: Double?, reading: HeadingReading)?
+    /// The position of the last valid fix.
+    private var lastPosition: GeographicPosition?
+    /// The last magnetic variation the device sent.
+    private var lastVariation: Double?
 
     /// Creates a decoder for one recording.
     /// - Parameters:
@@ -150,6 +158,7 @@ public struct HeadingLineDecoder: Sendable {
 
     private mutating func decodeSentence(_ report: NMEAReport, number: Int, receivedAt: Date) -> Output {
         var output = Output(recordingTime: report.time.map { observe($0) })
+        if let position = report.position { lastPosition = position }
         switch report.content {
         case .heading(let reading):
             output.event = deliver(reading, receivedAt: receivedAt)
@@ -160,7 +169,8 @@ public struct HeadingLineDecoder: Sendable {
                 return output
             }
             lastCourse = (lastTime, reading)
-            if speed >= minimumCourseSpeed { output.event = .heading(reading.heading(at: timestamp(receivedAt), source: sourceName)) }
+            if let variation = reading.magneticVariation { lastVariation = variation }
+            if speed >= minimumCourseSpeed { output.event = .heading(heading(from: reading, receivedAt: receivedAt)) }
         case .alarm(let code, let reason):
             output.event = alarm(code, reason, number: number, receivedAt: receivedAt)
         case .noHeading, .none:
@@ -183,13 +193,15 @@ public struct HeadingLineDecoder: Sendable {
             if let reading { output.event = deliver(reading, receivedAt: receivedAt) }
         case .attitudeAlarm(let code, let reason, _, _):
             output.event = alarm(code, reason, number: number, receivedAt: receivedAt)
-        case .position(let course, let speed, _, _):
+        case .position(let course, let speed, let fix, let variation, _, _):
+            if let fix { lastPosition = fix }
+            if let variation { lastVariation = variation }
             guard let course, let speed, speed >= minimumCourseSpeed else { return output }
             guard number - lastCourseSentenceLine > Self.courseDuplicateWindow else {
                 output.isDuplicate = true
                 return output
             }
-            output.event = .heading(course.heading(at: timestamp(receivedAt), source: sourceName))
+            output.event = .heading(heading(from: course, receivedAt: receivedAt))
         case .device(let path, let isActive):
             if !isActive {
                 output.event = .fault(
@@ -216,7 +228,26 @@ public struct HeadingLineDecoder: Sendable {
 
     private mutating func deliver(_ reading: HeadingReading, receivedAt: Date) -> HeadingEvent {
         isAlarmActive = false
-        return .heading(reading.heading(at: timestamp(receivedAt), source: sourceName))
+        if let variation = reading.magneticVariation { lastVariation = variation }
+        return .heading(heading(from: reading, receivedAt: receivedAt))
+    }
+
+    /// The heading a reading becomes: stamped, named, with the last fix's position and, when the
+    /// reading has none of its own, the last variation the device sent.
+    private func heading(from reading: HeadingReading, receivedAt: Date) -> Heading {
+        Heading(
+            trueHeading: reading.trueHeading,
+            magneticHeading: reading.magneticHeading,
+            headingAccuracy: reading.accuracy,
+            timestamp: timestamp(receivedAt),
+            source: sourceName,
+            kind: reading.kind,
+            pitch: reading.pitch,
+            roll: reading.roll,
+            magneticVariation: reading.magneticVariation ?? lastVariation,
+            deviation: reading.deviation,
+            position: lastPosition
+        )
     }
 
     private mutating func alarm(_ code: HeadingFault.Code, _ reason: String, number: Int, receivedAt: Date) -> HeadingEvent? {

@@ -28,6 +28,7 @@ public enum NMEADecoder {
     public static func decode(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport {
         let kind = kind(forTalker: sentence.talker)
         var time: NMEAReport.Time?
+        var position: GeographicPosition?
         let content: NMEAReport.Content
         switch sentence.type {
         case "HDT":
@@ -46,7 +47,7 @@ public enum NMEADecoder {
         case "PTNTHTM":
             content = try headingFromPTNTHTM(sentence)
         case "RMC":
-            (content, time) = try courseFromRMC(sentence)
+            (content, time, position) = try courseFromRMC(sentence)
         case "VTG":
             content = try courseFromVTG(sentence)
         case "ZDA":
@@ -55,7 +56,7 @@ public enum NMEADecoder {
         default:
             content = .none
         }
-        return NMEAReport(address: sentence.address, content: content, time: time)
+        return NMEAReport(address: sentence.address, content: content, time: time, position: position)
     }
 
     // MARK: Heading sentences
@@ -133,17 +134,18 @@ public enum NMEADecoder {
     private static let metresPerSecondPerKnot = 1852.0 / 3600.0
 
     private static func courseFromRMC(_ sentence: NMEASentence) throws(LineDecodingError)
-        -> (NMEAReport.Content, NMEAReport.Time?)
+        -> (NMEAReport.Content, NMEAReport.Time?, GeographicPosition?)
     {
         var time: NMEAReport.Time?
         if let seconds = try timeOfDay(sentence, 1), let day = try dateFromRMC(sentence) {
             time = .date(secondsSince1970: day + seconds)
         }
         // Status A is a valid fix; V is a warning; FAA mode N (field 12) is not valid either.
-        guard sentence.character(2) == "A", sentence.character(12) != "N",
-            let track = try heading(sentence, 8, "course"),
+        guard sentence.character(2) == "A", sentence.character(12) != "N" else { return (.none, time, nil) }
+        let position = try position(sentence, latitudeIndex: 3)
+        guard let track = try heading(sentence, 8, "course"),
             let knots = try bounded(sentence, 7, "speed", 0...10_000)
-        else { return (.none, time) }
+        else { return (.none, time, position) }
         let variation = try signedAngle(sentence, 10, 11, "variation")
         let reading = HeadingReading(
             trueHeading: track,
@@ -151,7 +153,39 @@ public enum NMEADecoder {
             magneticVariation: variation,
             kind: .courseOverGround
         )
-        return (.course(reading, speed: knots * metresPerSecondPerKnot), time)
+        return (.course(reading, speed: knots * metresPerSecondPerKnot), time, position)
+    }
+
+    /// Latitude (`ddmm.mmmm`, N/S) and longitude (`dddmm.mmmm`, E/W) in four fields from `latitudeIndex`.
+    private static func position(_ sentence: NMEASentence, latitudeIndex index: Int) throws(LineDecodingError)
+        -> GeographicPosition?
+    {
+        guard let latitude = try sentence.number(index, "latitude"), let longitude = try sentence.number(index + 2, "longitude")
+        else { return nil }
+        func degrees(_ value: Double, _ field: Int, _ name: String, _ limit: Double) throws(LineDecodingError) -> Double {
+            let whole = (value / 100).rounded(.down)
+            let minutes = value - whole * 100
+            guard value >= 0, minutes < 60, whole <= limit else {
+                throw .outOfRange("field \(field) (\(name)) \(sentence[field]) is not a valid \(name)")
+            }
+            return whole + minutes / 60
+        }
+        var north = try degrees(latitude, index, "latitude", 90)
+        var east = try degrees(longitude, index + 2, "longitude", 180)
+        switch sentence.character(index + 1) {
+        case "N": break
+        case "S": north = -north
+        default: throw .malformed("field \(index + 1) (latitude direction) is '\(sentence[index + 1])'; expected N or S")
+        }
+        switch sentence.character(index + 3) {
+        case "E": break
+        case "W": east = -east
+        default: throw .malformed("field \(index + 3) (longitude direction) is '\(sentence[index + 3])'; expected E or W")
+        }
+        guard let position = GeographicPosition(latitude: north, longitude: east) else {
+            throw .outOfRange("position \(north), \(east) is off the Earth")
+        }
+        return position
     }
 
     private static func courseFromVTG(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport.Content {

@@ -32,6 +32,15 @@ public struct NMEAReport: Sendable, Hashable {
     public let content: Content
     /// The time the sentence carries, if any.
     public let time: Time?
+    /// The position of a valid fix the sentence carries (RMC), if any.
+    public let position: GeographicPosition?
+
+    init(address: String, content: Content, time: Time?, position: GeographicPosition? = nil) {
+        self.address = address
+        self.content = content
+        self.time = time
+        self.position = position
+    }
 
     /// Whether sentences of this type are heading sentences, which gpsd also turns into `ATT`
     /// reports — whatever this one's values, even when they fail to decode.

@@ -307,13 +307,13 @@ private struct Replay: Sendable {
                     switch output.event {
                     case .heading: summary.headings += 1
                     case .fault: summary.faults += 1
-                    case .authorizationChanged, nil: break
+                    case .authorizationChanged, .notice, nil: break
                     }
                 }
                 switch output.event {
                 case .heading(let heading): source.delegate?.headingSource(source, didUpdate: heading)
                 case .fault(let fault): source.delegate?.headingSource(source, didFailWith: fault)
-                case .authorizationChanged, nil: break
+                case .authorizationChanged, .notice, nil: break
                 }
             }
             // A loop needs headings to loop over: a file without any would spin for nothing.
