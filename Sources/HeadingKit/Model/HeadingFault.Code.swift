@@ -27,6 +27,8 @@ extension HeadingFault {
         public static let permissionDenied = Code(rawValue: "permissionDenied")
         /// Two healthy sources have disagreed by more than the allowed angle for longer than the hold time.
         public static let disagreement = Code(rawValue: "disagreement")
+        /// The magnetic model is used past its years of validity: its variation is extrapolated.
+        public static let magneticModelOutdated = Code(rawValue: "magneticModelOutdated")
         /// The compass reports that it needs calibration.
         public static let calibrationNeeded = Code(rawValue: "calibrationNeeded")
 

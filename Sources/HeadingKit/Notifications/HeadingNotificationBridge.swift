@@ -9,16 +9,20 @@ import Combine
 @preconcurrency import OpenCombine
 #endif
 
-/// Posts every event of a ``HeadingProxy`` to a notification center, in the order it happened.
+/// Posts every event of a ``HeadingProxy`` or a ``HeadingProcessor`` to a notification center, in
+/// the order it happened.
 ///
 /// The bridge outlives the proxy's enable–disable cycles: when ``HeadingProxy/disable()`` finishes
 /// its subscription, it subscribes again for the next ``HeadingProxy/enable()``. It stops when
-/// cancelled, when it goes away, or when the proxy does.
+/// cancelled, when it goes away, or when the proxy (or processor) does.
 ///
-/// Safety: `@unchecked Sendable` because its one mutable property, `subscription`, is read and
-/// written only while holding `lock`.
+/// Safety: `@unchecked Sendable` because its mutable properties, `subscription` and
+/// `isCancelled`, are read and written only while holding `lock`.
 public final class HeadingNotificationBridge: @unchecked Sendable {
-    private weak var proxy: HeadingProxy?
+    /// The poster, the object of each notification; held weakly.
+    private weak var poster: AnyObject?
+    /// The poster's events, while it exists.
+    private let events: @Sendable () -> AnyPublisher<HeadingEvent, Never>?
     private let center: NotificationCenter
     private let lock = NSLock()
     private var subscription: AnyCancellable?
@@ -29,7 +33,19 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     ///   - proxy: The proxy whose events to post; it is the object of each notification.
     ///   - center: Where to post. Default ``Foundation/NotificationCenter/heading``.
     public init(proxy: HeadingProxy, center: NotificationCenter = .heading) {
-        self.proxy = proxy
+        self.poster = proxy
+        self.events = { [weak proxy] in proxy?.publisher }
+        self.center = center
+        subscribe()
+    }
+
+    /// Starts posting the processor's events to `center`.
+    /// - Parameters:
+    ///   - processor: The processor whose events to post; it is the object of each notification.
+    ///   - center: Where to post. Default ``Foundation/NotificationCenter/heading``.
+    public init(processor: HeadingProcessor, center: NotificationCenter = .heading) {
+        self.poster = processor
+        self.events = { [weak processor] in processor?.publisher }
         self.center = center
         subscribe()
     }
@@ -49,12 +65,12 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     }
 
     private func subscribe() {
-        guard let proxy, !lock.withLock({ isCancelled }) else { return }
+        guard let events = events(), !lock.withLock({ isCancelled }) else { return }
         let center = center
-        let cancellable = proxy.publisher.sink(
+        let cancellable = events.sink(
             receiveCompletion: { [weak self] _ in self?.subscribe() },
-            receiveValue: { [weak proxy] event in
-                center.post(Notification.heading(event, object: proxy))
+            receiveValue: { [weak self] event in
+                center.post(Notification.heading(event, object: self?.poster))
             }
         )
         lock.withLock {

@@ -1,0 +1,69 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+extension HeadingProcessor {
+    /// How a ``HeadingProcessor`` judges and combines its sources.
+    public struct Configuration: Sendable {
+        /// How long without a heading before a source is stale: a ``HeadingFault/Code/stale`` fault,
+        /// and a failover when it is the active source. Default 2 s (OpenCPN waits 5 s).
+        public var staleAfter: Duration
+        /// How long a better source must be healthy again before headings fail back to it. Default 5 s.
+        public var failBackHold: Duration
+        /// The angle two healthy sources may disagree by before a ``HeadingFault/Code/disagreement``
+        /// fault, in degrees; `nil` never raises one. Default 10°.
+        public var disagreementThreshold: Double?
+        /// How long the disagreement must last before the fault. Default 10 s.
+        public var disagreementHold: Duration
+        /// Where the vessel is when no source reports a position: for the World Magnetic Model.
+        public var fixedPosition: GeographicPosition?
+        /// The model for variation when the device sends none; `nil` derives nothing from a model.
+        public var magneticModel: WorldMagneticModel?
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - staleAfter: Time without a heading before a source is stale. Default 2 s.
+        ///   - failBackHold: Time a better source must be healthy before failing back to it. Default 5 s.
+        ///   - disagreementThreshold: Degrees of disagreement that raise a fault; `nil` for never. Default 10.
+        ///   - disagreementHold: How long a disagreement must last. Default 10 s.
+        ///   - fixedPosition: The vessel's position when no source reports one.
+        ///   - magneticModel: The model for variation. Default ``WorldMagneticModel/wmm2025``.
+        public init(
+            staleAfter: Duration = .seconds(2),
+            failBackHold: Duration = .seconds(5),
+            disagreementThreshold: Double? = 10,
+            disagreementHold: Duration = .seconds(10),
+            fixedPosition: GeographicPosition? = nil,
+            magneticModel: WorldMagneticModel? = .wmm2025
+        ) {
+            self.staleAfter = staleAfter
+            self.failBackHold = failBackHold
+            self.disagreementThreshold = disagreementThreshold
+            self.disagreementHold = disagreementHold
+            self.fixedPosition = fixedPosition
+            self.magneticModel = magneticModel
+        }
+    }
+
+    /// How one sensor is installed: what turns its readings into the vessel's heading.
+    public struct Installation: Sendable, Hashable {
+        /// Degrees added to the sensor's heading to give the vessel's (or robot's, or antenna's):
+        /// a sensor whose forward axis points 2° to starboard of the bow reads 2° high, so −2.
+        /// Like `CLLocationManager.headingOrientation`, but for a fixed installation.
+        public var mountingOffset: Double
+        /// The time constant of exponential smoothing in seconds; 0 smooths nothing.
+        public var smoothingTimeConstant: Double
+        /// The compass's deviation card, applied to magnetic readings that carry no deviation of their own.
+        public var deviationTable: DeviationTable?
+
+        /// Creates an installation.
+        /// - Parameters:
+        ///   - mountingOffset: Degrees added to the sensor's heading. Default 0.
+        ///   - smoothingTimeConstant: Seconds; 0 for none. Default 0.
+        ///   - deviationTable: The deviation card, if the compass has one.
+        public init(mountingOffset: Double = 0, smoothingTimeConstant: Double = 0, deviationTable: DeviationTable? = nil) {
+            self.mountingOffset = mountingOffset.isFinite ? mountingOffset : 0
+            self.smoothingTimeConstant = smoothingTimeConstant.isFinite ? max(0, smoothingTimeConstant) : 0
+            self.deviationTable = deviationTable
+        }
+    }
+}

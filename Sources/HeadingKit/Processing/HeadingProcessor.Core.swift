@@ -1,0 +1,316 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+extension HeadingProcessor {
+    /// The processor's decisions, with no clock, lock or threads: events and ticks in, events out.
+    /// Time is a `Duration` since the processor began, so tests state it exactly.
+    struct Core: Sendable {
+        /// What the processor knows of one source.
+        struct SourceState: Sendable {
+            let name: String
+            let installation: Installation
+            var trueSmoother: HeadingSmoother
+            var magneticSmoother: HeadingSmoother
+            /// When the last heading arrived.
+            var lastHeadingAt: Duration?
+            /// Delivering: a heading within `staleAfter` and no fault since.
+            var isHealthy = false
+            /// Since when it has been healthy without a break.
+            var healthySince: Duration?
+            /// Stale or faulted since its last heading: its next heading is a recovery.
+            var isImpaired = false
+            /// Its last processed heading, for disagreement.
+            var lastHeading: Heading?
+
+            init(name: String, installation: Installation) {
+                self.name = name
+                self.installation = installation
+                trueSmoother = HeadingSmoother(timeConstant: installation.smoothingTimeConstant)
+                magneticSmoother = HeadingSmoother(timeConstant: installation.smoothingTimeConstant)
+            }
+        }
+
+        /// Faults after which a source delivers nothing: it is no longer healthy.
+        static let impairingFaults: Set<HeadingFault.Code> = [
+            .sourceUnavailable, .deviceLost, .stale, .permissionDenied, .calibrationNeeded, .unsupportedInput,
+        ]
+
+        let configuration: Configuration
+        private(set) var sources: [SourceState]
+        /// The source whose headings are delivered.
+        private(set) var active: Int?
+        /// The last position any source reported.
+        private var lastPosition: GeographicPosition?
+        private var hasWarnedOfModelAge = false
+        /// Since when each other source has disagreed with the active one, and whether the fault is out.
+        private var disagreements: [Int: (since: Duration, isRaised: Bool)] = [:]
+
+        init(sources: [(name: String, installation: Installation)], configuration: Configuration) {
+            self.configuration = configuration
+            self.sources = sources.map { SourceState(name: $0.name, installation: $0.installation) }
+        }
+
+        /// The name of the source whose headings are delivered, if any has delivered yet.
+        var activeSourceName: String? { active.map { sources[$0].name } }
+
+        // MARK: Events
+
+        /// Handles one event from source `index`; returns what to deliver, in order.
+        mutating func receive(_ event: HeadingEvent, from index: Int, at now: Duration) -> [HeadingEvent] {
+            switch event {
+            case .heading(let heading): return receive(heading, from: index, at: now)
+            case .fault(let fault): return receive(fault, from: index, at: now)
+            case .authorizationChanged, .notice: return [event]
+            }
+        }
+
+        private mutating func receive(_ raw: Heading, from index: Int, at now: Duration) -> [HeadingEvent] {
+            var output: [HeadingEvent] = []
+            if let position = raw.position { lastPosition = position }
+            let heading = process(raw, from: index, warnings: &output)
+            var source = sources[index]
+            if source.isImpaired {
+                output.append(
+                    .notice(
+                        HeadingNotice(code: .recovered, source: source.name, reason: "headings again", timestamp: heading.timestamp)
+                    )
+                )
+                source.isImpaired = false
+            }
+            if !source.isHealthy {
+                source.isHealthy = true
+                source.healthySince = now
+            }
+            source.lastHeadingAt = now
+            source.lastHeading = heading
+            sources[index] = source
+
+            if active == nil {
+                active = index
+            } else if let current = active, current != index, !sources[current].isHealthy {
+                // The active source is down: the best healthy one takes over at once.
+                output += switchTo(bestHealthy() ?? index, reason: "\(sources[current].name) is not delivering", at: now)
+            }
+            output += failBackIfDue(at: now)
+            if index == active { output.append(.heading(heading)) }
+            output += checkDisagreement(at: now)
+            return output
+        }
+
+        private mutating func receive(_ fault: HeadingFault, from index: Int, at now: Duration) -> [HeadingEvent] {
+            var output: [HeadingEvent] = [.fault(fault)]
+            guard Self.impairingFaults.contains(fault.code) else { return output }
+            impair(index)
+            if index == active, let next = bestHealthy() {
+                output += switchTo(next, reason: "\(sources[index].name): \(fault.code)", at: now)
+            }
+            return output
+        }
+
+        // MARK: Time
+
+        /// Raises what time has brought: stale sources, fail-backs after their hold, disagreements.
+        mutating func tick(at now: Duration) -> [HeadingEvent] {
+            var output: [HeadingEvent] = []
+            for index in sources.indices {
+                guard sources[index].isHealthy, let last = sources[index].lastHeadingAt, now - last >= configuration.staleAfter else {
+                    continue
+                }
+                impair(index)
+                output.append(
+                    .fault(
+                        HeadingFault(
+                            code: .stale, source: sources[index].name,
+                            reason: "no heading for \(Self.seconds(now - last)) s (stale after \(Self.seconds(configuration.staleAfter)) s); "
+                                + "its last heading is no longer current"
+                        )
+                    )
+                )
+                if index == active, let next = bestHealthy() {
+                    output += switchTo(next, reason: "\(sources[index].name) is stale", at: now)
+                }
+            }
+            output += failBackIfDue(at: now)
+            output += checkDisagreement(at: now)
+            return output
+        }
+
+        /// The next time ``tick(at:)`` has something to decide, if any.
+        var nextDeadline: Duration? {
+            var deadlines: [Duration] = []
+            for source in sources where source.isHealthy {
+                if let last = source.lastHeadingAt { deadlines.append(last + configuration.staleAfter) }
+            }
+            if let active {
+                for index in 0..<active where sources[index].isHealthy {
+                    if let since = sources[index].healthySince { deadlines.append(since + configuration.failBackHold) }
+                }
+            }
+            for (_, disagreement) in disagreements where !disagreement.isRaised {
+                deadlines.append(disagreement.since + configuration.disagreementHold)
+            }
+            return deadlines.min()
+        }
+
+        // MARK: Decisions
+
+        private mutating func impair(_ index: Int) {
+            sources[index].isHealthy = false
+            sources[index].healthySince = nil
+            sources[index].isImpaired = true
+            sources[index].trueSmoother.reset()
+            sources[index].magneticSmoother.reset()
+            disagreements[index] = nil
+            if index == active { disagreements = [:] }
+        }
+
+        /// The healthy source of highest priority.
+        private func bestHealthy() -> Int? { sources.indices.first { sources[$0].isHealthy } }
+
+        /// Fails back to a better source that has been healthy for the hold time.
+        private mutating func failBackIfDue(at now: Duration) -> [HeadingEvent] {
+            guard let current = active,
+                let better = (0..<current).first(where: {
+                    sources[$0].isHealthy && sources[$0].healthySince.map { now - $0 >= configuration.failBackHold } == true
+                })
+            else { return [] }
+            return switchTo(better, reason: "\(sources[better].name) healthy for \(Self.seconds(configuration.failBackHold)) s", at: now)
+        }
+
+        private mutating func switchTo(_ index: Int, reason: String, at now: Duration) -> [HeadingEvent] {
+            guard index != active else { return [] }
+            let previousIndex = active
+            let previous = previousIndex.map { sources[$0].name }
+            active = index
+            disagreements = [:]
+            let verb = previousIndex.map { index < $0 ? "fail-back: " : "failover: " } ?? ""
+            return [
+                .notice(
+                    HeadingNotice(
+                        code: .sourceChanged, source: sources[index].name, previousSource: previous,
+                        reason: verb + "headings now from \(sources[index].name)" + (previous.map { " instead of \($0)" } ?? "") + " (\(reason))"
+                    )
+                )
+            ]
+        }
+
+        /// Compares each healthy source with the active one; raises a fault for a disagreement that outlasted its hold.
+        private mutating func checkDisagreement(at now: Duration) -> [HeadingEvent] {
+            guard let threshold = configuration.disagreementThreshold, let active, sources[active].isHealthy,
+                let reference = sources[active].lastHeading
+            else { return [] }
+            var output: [HeadingEvent] = []
+            for index in sources.indices where index != active {
+                guard sources[index].isHealthy, let other = sources[index].lastHeading,
+                    let difference = Self.difference(reference, other), difference > threshold
+                else {
+                    disagreements[index] = nil
+                    continue
+                }
+                var disagreement = disagreements[index] ?? (now, false)
+                if !disagreement.isRaised, now - disagreement.since >= configuration.disagreementHold {
+                    disagreement.isRaised = true
+                    output.append(
+                        .fault(
+                            HeadingFault(
+                                code: .disagreement, source: sources[active].name,
+                                reason: "\(sources[active].name) and \(sources[index].name) disagree by "
+                                    + "\(String(format: "%.1f", difference))° (more than \(threshold)° for \(Self.seconds(configuration.disagreementHold)) s)"
+                            )
+                        )
+                    )
+                }
+                disagreements[index] = disagreement
+            }
+            return output
+        }
+
+        /// The angle between two headings on the same reference (true with true, else magnetic with magnetic).
+        private static func difference(_ first: Heading, _ second: Heading) -> Double? {
+            if let a = first.trueHeading, let b = second.trueHeading { return Degrees.distance(a, b) }
+            if let a = first.magneticHeading, let b = second.magneticHeading { return Degrees.distance(a, b) }
+            return nil
+        }
+
+        // MARK: One heading
+
+        /// Deviation, mounting offset, the missing true or magnetic heading, and smoothing.
+        private mutating func process(_ heading: Heading, from index: Int, warnings: inout [HeadingEvent]) -> Heading {
+            let installation = sources[index].installation
+            var trueHeading = heading.trueHeading
+            var magneticHeading = heading.magneticHeading
+            var deviation = heading.deviation
+            var variation = heading.magneticVariation
+            var origin: Heading.VariationOrigin = variation == nil ? .none : .device
+
+            // The compass's own card, for a magnetic reading the device did not correct itself.
+            if let table = installation.deviationTable, deviation == nil, let sensor = magneticHeading, heading.kind == .compass {
+                let correction = table.deviation(at: sensor)
+                deviation = correction
+                magneticHeading = sensor + correction
+                if let variation { trueHeading = sensor + correction + variation }
+            }
+            // Fill in what the device left out.
+            switch (trueHeading, magneticHeading) {
+            case (nil, let magnetic?):
+                if variation == nil, let modelled = modelVariation(for: heading, warnings: &warnings) {
+                    (variation, origin) = (modelled, .model)
+                }
+                trueHeading = variation.map { magnetic + $0 }
+            case (let truth?, nil):
+                if variation == nil, let modelled = modelVariation(for: heading, warnings: &warnings) {
+                    (variation, origin) = (modelled, .model)
+                }
+                magneticHeading = variation.map { truth - $0 }
+            default:
+                break
+            }
+            if installation.mountingOffset != 0 {
+                trueHeading = trueHeading.map { $0 + installation.mountingOffset }
+                magneticHeading = magneticHeading.map { $0 + installation.mountingOffset }
+            }
+            if installation.smoothingTimeConstant > 0 {
+                let time = heading.timestamp.timeIntervalSince1970
+                trueHeading = trueHeading.map { sources[index].trueSmoother.smooth($0, at: time) }
+                magneticHeading = magneticHeading.map { sources[index].magneticSmoother.smooth($0, at: time) }
+            }
+            return Heading(
+                trueHeading: trueHeading, magneticHeading: magneticHeading, headingAccuracy: heading.headingAccuracy,
+                timestamp: heading.timestamp, source: heading.source, kind: heading.kind, pitch: heading.pitch, roll: heading.roll,
+                magneticVariation: variation, deviation: deviation, variationOrigin: origin, position: heading.position ?? lastPosition
+            )
+        }
+
+        /// The model's variation at the heading's position (or the last or configured one), at its time.
+        private mutating func modelVariation(for heading: Heading, warnings: inout [HeadingEvent]) -> Double? {
+            guard let model = configuration.magneticModel,
+                let position = heading.position ?? lastPosition ?? configuration.fixedPosition
+            else { return nil }
+            if !hasWarnedOfModelAge, !model.isValid(at: heading.timestamp) {
+                hasWarnedOfModelAge = true
+                let year = WorldMagneticModel.decimalYear(of: heading.timestamp)
+                warnings.append(
+                    .fault(
+                        HeadingFault(
+                            code: .magneticModelOutdated, source: heading.source,
+                            reason: "\(model.name) is valid for \(model.epoch)–\(model.validUntil), not \(String(format: "%.1f", year)); "
+                                + "variation from it is extrapolated and may be off by a degree or more",
+                            timestamp: heading.timestamp
+                        )
+                    )
+                )
+            }
+            return model.declination(
+                latitude: position.latitude, longitude: position.longitude, altitude: position.altitude ?? 0, at: heading.timestamp
+            )
+        }
+
+        /// Seconds to one decimal, without a trailing `.0`.
+        static func seconds(_ duration: Duration) -> String {
+            let value = ((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) * 10).rounded() / 10
+            return value == value.rounded() ? String(Int(value)) : String(value)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+
+#if canImport(Combine)
+public import Combine
+#else
+@preconcurrency public import OpenCombine
+#endif
+
+/// The stage between the sources' proxies and the notification center that decides which heading
+/// to trust: it turns each source's readings into the vessel's heading and picks the source to
+/// deliver from.
+///
+/// For each heading, from each source (in ``Installation`` order):
+/// - the compass's deviation card, then the mounting offset;
+/// - the missing true or magnetic heading, from the variation the device sent, else from the
+///   World Magnetic Model at the last known position (a source's fix, else the configured one),
+///   marked in ``Heading/variationOrigin`` (a warning once when the model is past its years);
+/// - optional exponential smoothing on the circle.
+///
+/// Sources are listed in priority order. Headings are delivered from one *active* source. A source
+/// that sends no heading for ``Configuration/staleAfter`` raises a ``HeadingFault/Code/stale``
+/// fault; a stale or faulted active source fails over at once to the best healthy one; a better
+/// source that is healthy again is failed back to only after ``Configuration/failBackHold``
+/// (hysteresis). Each switch is a ``HeadingNotice/Code/sourceChanged`` notice, each recovery a
+/// ``HeadingNotice/Code/recovered`` notice. Two healthy sources that disagree by more than
+/// ``Configuration/disagreementThreshold`` for ``Configuration/disagreementHold`` raise a
+/// ``HeadingFault/Code/disagreement`` fault. Every fault and authorization change of every source
+/// is passed on.
+///
+/// Timing runs on an injected clock, so tests advance it instead of sleeping.
+///
+/// Safety: `@unchecked Sendable` because its mutable state (`core`, `subject`, `subscriptions`,
+/// `timer`, `scheduledDeadline`, `isRunning`) is read and written only while holding `lock`, an
+/// `NSRecursiveLock` that is also held while events are handed to subscribers, so they never
+/// overtake each other.
+public final class HeadingProcessor: @unchecked Sendable {
+    private let lock = NSRecursiveLock()
+    private var core: Core
+    private let proxies: [HeadingProxy]
+    private let subject = PassthroughSubject<HeadingEvent, Never>()
+    private var subscriptions: [AnyCancellable?]
+    private var timer: Task<Void, Never>?
+    private var scheduledDeadline: Duration?
+    private var isRunning = false
+    private let now: @Sendable () -> Duration
+    private let sleep: @Sendable (Duration) async throws -> Void
+
+    /// Creates a processor over proxies in priority order, each with its sensor's installation.
+    /// - Parameters:
+    ///   - inputs: The proxies, best first, with their installations.
+    ///   - configuration: Staleness, hysteresis, disagreement and variation settings.
+    ///   - clock: The clock staleness and hold times run on.
+    public init<C: Clock>(
+        inputs: [(proxy: HeadingProxy, installation: Installation)], configuration: Configuration = .init(), clock: C
+    ) where C.Duration == Duration {
+        proxies = inputs.map(\.proxy)
+        core = Core(sources: inputs.map { ($0.proxy.source.name, $0.installation) }, configuration: configuration)
+        subscriptions = Array(repeating: nil, count: inputs.count)
+        let origin = clock.now
+        now = { origin.duration(to: clock.now) }
+        sleep = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+    }
+
+    /// Creates a processor over proxies in priority order, timed by `ContinuousClock`.
+    /// - Parameters:
+    ///   - inputs: The proxies, best first, with their installations.
+    ///   - configuration: Staleness, hysteresis, disagreement and variation settings.
+    public convenience init(inputs: [(proxy: HeadingProxy, installation: Installation)], configuration: Configuration = .init()) {
+        self.init(inputs: inputs, configuration: configuration, clock: ContinuousClock())
+    }
+
+    deinit {
+        timer?.cancel()
+        for subscription in subscriptions { subscription?.cancel() }
+    }
+
+    /// Every delivered heading, fault, authorization change and notice, in order. Never finishes.
+    public var publisher: AnyPublisher<HeadingEvent, Never> { subject.eraseToAnyPublisher() }
+
+    /// The name of the source headings are delivered from, once one has delivered.
+    public var activeSourceName: String? { lock.withLock { core.activeSourceName } }
+
+    /// Starts listening to the proxies (enable them after, so nothing is missed). Calling it while started does nothing.
+    public func start() {
+        let indices: Range<Int>? = lock.withLock {
+            guard !isRunning else { return nil }
+            isRunning = true
+            return proxies.indices
+        }
+        for index in indices ?? 0..<0 { subscribe(to: index) }
+    }
+
+    /// Stops listening and cancels the timer. Calling it while stopped does nothing.
+    public func stop() {
+        let (cancelled, timer): ([AnyCancellable?], Task<Void, Never>?) = lock.withLock {
+            isRunning = false
+            defer {
+                subscriptions = Array(repeating: nil, count: proxies.count)
+                self.timer = nil
+                scheduledDeadline = nil
+            }
+            return (subscriptions, self.timer)
+        }
+        timer?.cancel()
+        for subscription in cancelled { subscription?.cancel() }
+    }
+
+    /// Subscribes to one proxy, and again after each `disable()` finishes its publisher.
+    private func subscribe(to index: Int) {
+        guard lock.withLock({ isRunning }) else { return }
+        let cancellable = proxies[index].publisher.sink(
+            receiveCompletion: { [weak self] _ in self?.subscribe(to: index) },
+            receiveValue: { [weak self] event in self?.receive(event, from: index) }
+        )
+        lock.withLock {
+            if isRunning { subscriptions[index] = cancellable } else { cancellable.cancel() }
+        }
+    }
+
+    private func receive(_ event: HeadingEvent, from index: Int) {
+        lock.withLock {
+            guard isRunning else { return }
+            for output in core.receive(event, from: index, at: now()) { subject.send(output) }
+            scheduleTimer()
+        }
+    }
+
+    private func timerFired() {
+        lock.withLock {
+            guard isRunning else { return }
+            scheduledDeadline = nil
+            for output in core.tick(at: now()) { subject.send(output) }
+            scheduleTimer()
+        }
+    }
+
+    /// Wakes at the core's next deadline: only an earlier deadline replaces a scheduled one; a
+    /// wake for a deadline that has moved later ticks for nothing and schedules the next.
+    /// Called with `lock` held.
+    private func scheduleTimer() {
+        guard let deadline = core.nextDeadline else { return }
+        if let scheduledDeadline, scheduledDeadline <= deadline { return }
+        timer?.cancel()
+        scheduledDeadline = deadline
+        let sleep = sleep
+        timer = Task { [weak self] in
+            do { try await sleep(deadline) } catch { return }
+            guard !Task.isCancelled else { return }
+            self?.timerFired()
+        }
+    }
+}
