@@ -52,11 +52,50 @@ struct Headingd: AsyncParsableCommand {
     )
 
     @Option(
+        name: .customLong("source"),
         help: ArgumentHelp(
-            "Where headings come from. Accepted: \(SourceSpecification.acceptedForms). (default: simulation)", valueName: "source"
+            "Where headings come from: \(SourceSpecification.acceptedForms). Give it more than once for several sources, best first: headings come from the best healthy one. (default: simulation)",
+            valueName: "source"
         )
     )
-    var source: SourceSpecification?
+    var sources: [String] = []
+
+    @Option(
+        name: .customLong("stale-after"),
+        help: ArgumentHelp(
+            "Seconds without a heading before a source is stale (a stale fault; failover when it is the active one). (default: 2)",
+            valueName: "seconds"
+        )
+    )
+    var staleAfter: Double?
+
+    @Option(
+        name: .customLong("fail-back-hold"),
+        help: ArgumentHelp("Seconds a better source must deliver again before headings fail back to it. (default: 5)", valueName: "seconds")
+    )
+    var failBackHold: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "Degrees two healthy sources may disagree by, for --disagreement-hold seconds, before a disagreement fault; 0 for never. (default: 10)",
+            valueName: "degrees"
+        )
+    )
+    var disagreement: Double?
+
+    @Option(
+        name: .customLong("disagreement-hold"),
+        help: ArgumentHelp("Seconds a disagreement must last before the fault. (default: 10)", valueName: "seconds")
+    )
+    var disagreementHold: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "The vessel's position when no source reports one, for the World Magnetic Model's variation: LATITUDE,LONGITUDE[,ALTITUDE] (degrees North and East, metres). (default: none)",
+            valueName: "lat,lon"
+        )
+    )
+    var position: String?
 
     @Option(help: ArgumentHelp("Exit 0 after printing this many headings (default: run until stopped).", valueName: "n"))
     var count: Int?
@@ -136,6 +175,20 @@ struct Headingd: AsyncParsableCommand {
             throw ValidationError("A PATH argument is only accepted after --check-config.")
         }
         if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count).") }
+        for text in sources {
+            if case .failure(let error) = SourceSpecification.parse(text) { throw ValidationError("--source: \(error.reason).") }
+        }
+        for (name, value) in [("--stale-after", staleAfter), ("--fail-back-hold", failBackHold), ("--disagreement-hold", disagreementHold)] {
+            if let value, !(value.isFinite && value >= 0 && value <= 3600) || (name == "--stale-after" && value < 0.01) {
+                throw ValidationError("\(name) must be between \(name == "--stale-after" ? "0.01" : "0") and 3600 seconds, not \(value).")
+            }
+        }
+        if let disagreement, !(disagreement.isFinite && (0...180).contains(disagreement)) {
+            throw ValidationError("--disagreement must be between 0 (never) and 180 degrees, not \(disagreement).")
+        }
+        if let position, DaemonSettings.parsePosition(position) == nil {
+            throw ValidationError("--position must be LATITUDE,LONGITUDE[,ALTITUDE], such as 54.32,10.14; not '\(position)'.")
+        }
         if let filter, !(filter.isFinite && (0...180).contains(filter)) {
             throw ValidationError("--filter must be between 0 and 180 degrees, not \(filter).")
         }
@@ -162,7 +215,12 @@ struct Headingd: AsyncParsableCommand {
     /// The settings given as flags, by configuration key: they override every other layer.
     private var flagSettings: [String: ConfigContent] {
         var values: [String: ConfigContent] = [:]
-        if let source { values["source"] = .string(source.description) }
+        if !sources.isEmpty { values["source"] = .stringArray(sources) }
+        if let staleAfter { values["stale_after"] = .double(staleAfter) }
+        if let failBackHold { values["fail_back_hold"] = .double(failBackHold) }
+        if let disagreement { values["disagreement.threshold"] = .double(disagreement) }
+        if let disagreementHold { values["disagreement.hold"] = .double(disagreementHold) }
+        if let position { values["position"] = .string(position) }
         if let format { values["format"] = .string(format.rawValue) }
         if let filter { values["filter"] = .double(filter) }
         if let minimumCourseSpeed { values["min_course_speed"] = .double(minimumCourseSpeed) }
@@ -223,53 +281,67 @@ struct Headingd: AsyncParsableCommand {
             let reloader = ConfigurationReloader(notifySocket: notifySocket) { () throws(ConfigurationError) in
                 try loader.load().settings
             }
-            let replay = try await runServices(settings: current, reloader: reloader, notifySocket: notifySocket, logger: logger)
+            let replays = try await runServices(settings: current, reloader: reloader, notifySocket: notifySocket, logger: logger)
             if let next = reloader.pendingSettings {
                 current = next
                 continue
             }
-            if let replay { try finish(replay.summary, path: replay.configuration.path, strict: current.replayStrict) }
+            try finish(replays, strict: current.replayStrict)
             return
         }
     }
 
-    /// Runs headingd's services with `settings` until shutdown, the end of a replay, or a reload.
-    /// - Returns: The replay source, when the source is a replay.
+    /// Runs headingd's services with `settings` until shutdown, the end of the replays, or a reload.
+    /// - Returns: The replay sources among the sources.
     private func runServices(
         settings: DaemonSettings, reloader: ConfigurationReloader, notifySocket: NotifySocket?, logger: Logger
-    ) async throws -> ReplayHeadingSource? {
-        let source = makeSource(settings)
-        let proxy = HeadingProxy(source: source, logger: logger)
-        proxy.headingFilter = settings.filter
-        let bridge = HeadingNotificationBridge(proxy: proxy, center: .heading)
+    ) async throws -> [ReplayHeadingSource] {
+        let sources = settings.sources.map { makeSource($0, settings: settings) }
+        let proxies = sources.map { HeadingProxy(source: $0, logger: logger) }
+        for proxy in proxies { proxy.headingFilter = settings.filter }
+        // Every source's events pass through the processor, which picks the one to deliver from.
+        let processor = HeadingProcessor(
+            inputs: Array(zip(proxies, settings.sources.map(\.installation))), configuration: settings.processorConfiguration
+        )
+        let bridge = HeadingNotificationBridge(processor: processor, center: .heading)
         defer { bridge.cancel() }
+        processor.start()
+        defer { processor.stop() }
 
-        let isFlatOutReplay = if case .replay = settings.source { settings.replaySpeed.speed == .flatOut } else { false }
+        let replays = sources.compactMap { $0 as? ReplayHeadingSource }
+        // Only a lone flat-out replay batches its output; a live source beside it must not wait for a block.
+        let isFlatOutReplay = sources.count == 1 && replays.count == 1 && settings.replaySpeed.speed == .flatOut
         let log = StdoutHeadingLog(center: .heading, format: settings.format, limit: count, batchesOutput: isFlatOutReplay)
-        let replay = source as? ReplayHeadingSource
-        // Shut down in reverse order: the proxy stops the source first, then the rest end.
+        // Shut down in reverse order: the proxies stop their sources first, then the rest end.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log"),
             .init(service: reloader, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "configuration reloader"),
         ]
-        if let replay {
+        // Replays end headingd when they are all there is and all have ended; beside a live source they just stop.
+        if !replays.isEmpty, replays.count == sources.count {
             services.append(
-                .init(service: ReplayWatcher(source: replay), successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay")
+                .init(service: ReplayWatcher(sources: replays), successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay")
             )
+        } else {
+            for replay in replays {
+                services.append(.init(service: ReplayWatcher(sources: [replay]), successTerminationBehavior: .ignore, serviceName: "replay \(replay.name)"))
+            }
         }
         let notifier = notifySocket.map { socket in
             SystemdNotifier(
-                socket: socket, sourceName: source.name, watchdogInterval: SystemdNotifier.watchdogIntervalFromEnvironment(),
-                isReloading: { reloader.isReloading }
+                socket: socket, sourceName: sources.map(\.name).joined(separator: ", "),
+                watchdogInterval: SystemdNotifier.watchdogIntervalFromEnvironment(), isReloading: { reloader.isReloading }
             )
         }
-        if let gpsd = source as? GPSDHeadingSource {
+        for case let gpsd as GPSDHeadingSource in sources {
             services.append(
-                .init(service: ConnectionStatusLog(source: gpsd, notifier: notifier), serviceName: "gpsd connection status")
+                .init(service: ConnectionStatusLog(source: gpsd, notifier: notifier), serviceName: "gpsd connection status \(gpsd.name)")
             )
         }
-        services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy"))
-        // Last: started after the proxy is enabled (READY=1), and the first to hear of shutdown (STOPPING=1).
+        for proxy in proxies {
+            services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy \(proxy.source.name)"))
+        }
+        // Last: started after the proxies are enabled (READY=1), and the first to hear of shutdown (STOPPING=1).
         if let notifier { services.append(.init(service: notifier, serviceName: "systemd notifier")) }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -279,32 +351,38 @@ struct Headingd: AsyncParsableCommand {
             )
         )
         try await group.run()
-        if let gpsd = source as? GPSDHeadingSource { await gpsd.waitUntilStopped() }
-        return replay
+        for case let gpsd as GPSDHeadingSource in sources { await gpsd.waitUntilStopped() }
+        return replays
     }
 
-    /// Prints the replay's summary and turns its outcome into the exit status.
-    private func finish(_ summary: ReplayHeadingSource.Summary, path: String, strict: Bool) throws {
-        LineWriter.standardError.write("headingd: replay of \(path): \(summary)")
-        switch summary.outcome {
-        case .unavailable:
-            throw ExitCode(66)  // EX_NOINPUT
-        case .unsupported where strict:
-            LineWriter.standardError.write("headingd: --strict: \(path) is in an unsupported format", priority: .error)
-            throw ExitCode(65)  // EX_DATAERR
-        case .running, .completed, .stopped, .unsupported:
-            break
+    /// Prints each replay's summary and turns their outcomes into the exit status: the worst wins.
+    private func finish(_ replays: [ReplayHeadingSource], strict: Bool) throws {
+        var status: Int32 = 0
+        for replay in replays {
+            let summary = replay.summary
+            let path = replay.configuration.path
+            LineWriter.standardError.write("headingd: replay of \(path): \(summary)")
+            switch summary.outcome {
+            case .unavailable:
+                status = max(status, 66)  // EX_NOINPUT
+            case .unsupported where strict:
+                LineWriter.standardError.write("headingd: --strict: \(path) is in an unsupported format", priority: .error)
+                status = max(status, 65)  // EX_DATAERR
+            case .running, .completed, .stopped, .unsupported:
+                break
+            }
+            if strict, summary.skippedLines > 0 {
+                LineWriter.standardError.write(
+                    "headingd: --strict: \(summary.skippedLines) of the lines of \(path) were skipped", priority: .error
+                )
+                status = max(status, 65)  // EX_DATAERR
+            }
         }
-        if strict, summary.skippedLines > 0 {
-            LineWriter.standardError.write(
-                "headingd: --strict: \(summary.skippedLines) of the lines of \(path) were skipped", priority: .error
-            )
-            throw ExitCode(65)  // EX_DATAERR
-        }
+        if status != 0 { throw ExitCode(status) }
     }
 
-    private func makeSource(_ settings: DaemonSettings) -> any HeadingSource {
-        switch settings.source {
+    private func makeSource(_ specification: SourceSpecification, settings: DaemonSettings) -> any HeadingSource {
+        switch specification.kind {
         case .simulation:
             SimulatedHeadingSource(
                 configuration: HeadingSimulation.Configuration(

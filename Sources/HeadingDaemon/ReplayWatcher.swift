@@ -4,13 +4,13 @@
 import HeadingKit
 import ServiceLifecycle
 
-/// Ends headingd when a finite replay ends: a service that returns when the replay does.
+/// Ends headingd when its finite replays end: a service that returns when all of them have.
 struct ReplayWatcher: Service {
-    /// The replay watched.
-    let source: ReplayHeadingSource
+    /// The replays watched.
+    let sources: [ReplayHeadingSource]
 
-    /// Returns when the replay has read its file, failed to, or been stopped.
+    /// Returns when every replay has read its file, failed to, or been stopped.
     func run() async {
-        _ = await source.waitUntilFinished()
+        for source in sources { _ = await source.waitUntilFinished() }
     }
 }

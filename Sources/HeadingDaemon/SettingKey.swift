@@ -11,9 +11,13 @@ struct SettingKey: Sendable {
     /// The value's type.
     enum Kind: Sendable {
         case string, double, integer, bool
+        /// One string or several: a TOML string or array of strings; in the environment, words
+        /// separated by spaces.
+        case stringList
 
         var name: String {
             switch self {
+            case .stringList: "a string or an array of strings"
             case .string: "a string"
             case .double: "a number"
             case .integer: "an integer"
@@ -39,8 +43,9 @@ struct SettingKey: Sendable {
     func validate(_ content: ConfigContent) -> Result<ConfigContent, SettingError> {
         var content = content
         switch (kind, content) {
-        case (.string, .string), (.integer, .int), (.bool, .bool), (.double, .double): break
+        case (.string, .string), (.integer, .int), (.bool, .bool), (.double, .double), (.stringList, .stringArray): break
         case (.double, .int(let integer)): content = .double(Double(integer))
+        case (.stringList, .string(let string)): content = .stringArray([string])
         default: return .failure(SettingError("must be \(kind.name)"))
         }
         if let reason = check(content) { return .failure(SettingError(reason)) }
@@ -53,6 +58,9 @@ struct SettingKey: Sendable {
         let content: ConfigContent?
         switch kind {
         case .string: content = .string(text)
+        case .stringList:
+            let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+            content = words.isEmpty ? nil : .stringArray(words)
         case .double:
             content = trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || ".-+".contains($0)) }) ? Double(trimmed).map(ConfigContent.double) : nil
         case .integer:

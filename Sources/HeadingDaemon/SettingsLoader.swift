@@ -132,7 +132,13 @@ struct SettingsLoader: Sendable {
                 throw ConfigurationError(origin: path, key: full, reason: "unknown key")
             }
             let content: ConfigContent
-            if let string = value.string {
+            if let array = value.array, key.kind == .stringList {
+                let strings = array.compactMap(\.string)
+                guard strings.count == array.count, !strings.isEmpty else {
+                    throw ConfigurationError(origin: path, key: full, reason: "must be \(key.kind.name)")
+                }
+                content = .stringArray(strings)
+            } else if let string = value.string {
                 content = .string(string)
             } else if let bool = value.bool {
                 content = .bool(bool)

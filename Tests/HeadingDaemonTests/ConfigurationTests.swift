@@ -64,7 +64,9 @@ struct ConfigurationTests {
         ("[simulation]\nrate = -1\n", "key 'simulation.rate': must be above 0"),
         ("format = \"xml\"\n", "key 'format': must be 'text' or 'json'"),
         ("[gps]\nport = 1\n", "key 'gps': unknown table"),
-        ("source = \"carrier-pigeon\"\n", "key 'source': must be 'simulation'"),
+        ("source = \"carrier-pigeon\"\n", "key 'source': 'carrier-pigeon' is not a source: must be 'simulation'"),
+        ("source = [\"simulation\", 3]\n", "key 'source': must be a string or an array of strings"),
+        ("disagreement = 5\n", "key 'disagreement': unknown key"),
         ("filter = 1\nfilter = 2\n", ":2: not valid TOML"),
     ])
     func aBadFileExits78NamingFileAndKey(text: String, message: String) async throws {
@@ -109,7 +111,7 @@ struct ConfigurationTests {
         let defaults = try await DaemonProcess.run(["--check-config", empty.mainFile])
         // Every setting in the shipped file is commented out: the same as an empty file.
         #expect(effective(daemon) == effective(defaults))
-        #expect(effective(daemon).count == 12)
+        #expect(effective(daemon).count == 16)
     }
 
     @Test func aConfiguredSourceIsUsed() async throws {
@@ -118,5 +120,27 @@ struct ConfigurationTests {
         #expect(daemon.terminationStatus == 0)
         #expect(daemon.outputLines.count == 3)
         #expect(daemon.outputLines.allSatisfy { $0.hasPrefix("{") })
+    }
+
+    @Test func severalSourcesComeFromATOMLArrayOrTheEnvironmentAndProcessorSettingsFromTheirTables() async throws {
+        let directory = try Directory(
+            main: """
+                source = ["gpsd://127.0.0.1:2947/dev/ttyUSB0?offset=-1.5", "simulation?smoothing=2"]
+                stale_after = 1.5
+                position = "54.32,10.14"
+                [disagreement]
+                threshold = 0
+                """
+        )
+        let daemon = try await DaemonProcess.run(["--check-config", directory.mainFile])
+        #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors)")
+        #expect(daemon.output.contains(#"source = ["gpsd://127.0.0.1:2947/dev/ttyUSB0?offset=-1.5", "simulation?smoothing=2"]"#))
+        #expect(daemon.output.contains("stale_after = 1.5"))
+        #expect(daemon.output.contains(#"position = "54.32,10.14""#))
+        #expect(daemon.output.contains("threshold = 0.0"))
+        let fromEnvironment = try await DaemonProcess.run(
+            ["--check-config", directory.mainFile], environment: ["HEADINGD_SOURCE": "replay:/tmp/a.nmea simulation"]
+        )
+        #expect(fromEnvironment.output.contains(#"source = ["replay:/tmp/a.nmea", "simulation"]"#), "\(fromEnvironment.output)")
     }
 }

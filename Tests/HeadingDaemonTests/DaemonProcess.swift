@@ -95,6 +95,12 @@ final class DaemonProcess: @unchecked Sendable {
         await waitForState(timeout: timeout) { String(decoding: $0.errors, as: UTF8.self).contains(text) }
     }
 
+    /// Waits until `condition` holds over standard error, for at most `timeout`. Returns whether it did.
+    /// (The condition runs under the process's lock: it must not read ``errors`` or ``output`` itself.)
+    func wait(timeout: Duration = .seconds(30), untilErrors condition: @escaping @Sendable (String) -> Bool) async -> Bool {
+        await waitForState(timeout: timeout) { condition(String(decoding: $0.errors, as: UTF8.self)) }
+    }
+
     private func waitForState(timeout: Duration, until condition: @escaping @Sendable (State) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {

@@ -261,4 +261,18 @@ struct HeadingProcessorCoreTests {
         }
         #expect(later.map(\.code) == [.disagreement])
     }
+
+    @Test func whileStartingUpABetterSourcesFirstHeadingTakesOverAtOnceButLaterItWaitsForTheHold() {
+        var core = Self.core(["gnss", "compass"], configuration: .init(staleAfter: .seconds(2), failBackHold: .seconds(5)))
+        _ = core.receive(Self.heading(true: 90, source: "compass"), from: 1, at: .zero)
+        #expect(core.activeSourceName == "compass")
+        let events = core.receive(Self.heading(true: 90, source: "gnss"), from: 0, at: .milliseconds(300))
+        #expect(core.activeSourceName == "gnss")
+        #expect(events.compactMap(\.notice).first?.reason.contains("starting up") == true)
+
+        var late = Self.core(["gnss", "compass"], configuration: .init(staleAfter: .seconds(2), failBackHold: .seconds(5)))
+        for second in 0...3 { _ = late.receive(Self.heading(true: 90, source: "compass"), from: 1, at: .seconds(second)) }
+        _ = late.receive(Self.heading(true: 90, source: "gnss"), from: 0, at: .seconds(3))
+        #expect(late.activeSourceName == "compass", "after start-up a new source waits for the hold")
+    }
 }

@@ -71,6 +71,7 @@ extension HeadingProcessor {
             if let position = raw.position { lastPosition = position }
             let heading = process(raw, from: index, warnings: &output)
             var source = sources[index]
+            let isFirstHeading = source.lastHeadingAt == nil
             if source.isImpaired {
                 output.append(
                     .notice(
@@ -89,6 +90,9 @@ extension HeadingProcessor {
 
             if active == nil {
                 active = index
+            } else if let current = active, index < current, isFirstHeading, now < configuration.staleAfter {
+                // Starting up: every source has one stale period to report, and the best one wins at once.
+                output += switchTo(index, reason: "starting up: \(source.name) ranks above \(sources[current].name)", isStartUp: true, at: now)
             } else if let current = active, current != index, !sources[current].isHealthy {
                 // The active source is down: the best healthy one takes over at once.
                 output += switchTo(bestHealthy() ?? index, reason: "\(sources[current].name) is not delivering", at: now)
@@ -179,13 +183,13 @@ extension HeadingProcessor {
             return switchTo(better, reason: "\(sources[better].name) healthy for \(Self.seconds(configuration.failBackHold)) s", at: now)
         }
 
-        private mutating func switchTo(_ index: Int, reason: String, at now: Duration) -> [HeadingEvent] {
+        private mutating func switchTo(_ index: Int, reason: String, isStartUp: Bool = false, at now: Duration) -> [HeadingEvent] {
             guard index != active else { return [] }
             let previousIndex = active
             let previous = previousIndex.map { sources[$0].name }
             active = index
             disagreements = [:]
-            let verb = previousIndex.map { index < $0 ? "fail-back: " : "failover: " } ?? ""
+            let verb = isStartUp ? "" : previousIndex.map { index < $0 ? "fail-back: " : "failover: " } ?? ""
             return [
                 .notice(
                     HeadingNotice(

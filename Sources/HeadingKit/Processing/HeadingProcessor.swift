@@ -24,7 +24,8 @@ public import Combine
 /// that sends no heading for ``Configuration/staleAfter`` raises a ``HeadingFault/Code/stale``
 /// fault; a stale or faulted active source fails over at once to the best healthy one; a better
 /// source that is healthy again is failed back to only after ``Configuration/failBackHold``
-/// (hysteresis). Each switch is a ``HeadingNotice/Code/sourceChanged`` notice, each recovery a
+/// (hysteresis); only while starting up, within the first ``Configuration/staleAfter``, does a
+/// better source's first heading take over at once. Each switch is a ``HeadingNotice/Code/sourceChanged`` notice, each recovery a
 /// ``HeadingNotice/Code/recovered`` notice. Two healthy sources that disagree by more than
 /// ``Configuration/disagreementThreshold`` for ``Configuration/disagreementHold`` raise a
 /// ``HeadingFault/Code/disagreement`` fault. Every fault and authorization change of every source
