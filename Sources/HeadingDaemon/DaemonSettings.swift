@@ -89,7 +89,8 @@ struct DaemonSettings: Sendable, Equatable {
             failBackHold: .milliseconds(Int((failBackHold * 1000).rounded())),
             disagreementThreshold: disagreementThreshold > 0 ? disagreementThreshold : nil,
             disagreementHold: .milliseconds(Int((disagreementHold * 1000).rounded())),
-            fixedPosition: position
+            fixedPosition: position,
+            headingFilter: filter
         )
     }
 

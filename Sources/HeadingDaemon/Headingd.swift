@@ -297,8 +297,8 @@ struct Headingd: AsyncParsableCommand {
         settings: DaemonSettings, reloader: ConfigurationReloader, notifySocket: NotifySocket?, logger: Logger
     ) async throws -> [ReplayHeadingSource] {
         let sources = settings.sources.map { makeSource($0, settings: settings) }
+        // The heading filter is the processor's: filtered in a proxy, a steady heading would look stale.
         let proxies = sources.map { HeadingProxy(source: $0, logger: logger) }
-        for proxy in proxies { proxy.headingFilter = settings.filter }
         // Every source's events pass through the processor, which picks the one to deliver from.
         let processor = HeadingProcessor(
             inputs: Array(zip(proxies, settings.sources.map(\.installation))), configuration: settings.processorConfiguration

@@ -275,4 +275,16 @@ struct HeadingProcessorCoreTests {
         _ = late.receive(Self.heading(true: 90, source: "gnss"), from: 0, at: .seconds(3))
         #expect(late.activeSourceName == "compass", "after start-up a new source waits for the hold")
     }
+
+    @Test func theHeadingFilterDropsSmallChangesWithoutMakingTheSourceStale() {
+        var core = Self.core(configuration: .init(staleAfter: .seconds(2), headingFilter: 5))
+        var delivered: [Double?] = []
+        for (tenth, value) in [10.0, 11, 12, 16, 359, 358].enumerated() {
+            delivered += core.receive(Self.heading(true: value, at: Double(tenth)), from: 0, at: .seconds(tenth)).compactMap(\.heading?.trueHeading)
+        }
+        // 16 is 6° from 10; 359 is 17° from 16 (across north); 358 is only 1° from 359.
+        #expect(delivered == [10, 16, 359])
+        // A heading held steady is still a heading: no stale fault while they keep coming.
+        #expect(core.tick(at: .seconds(6)).isEmpty)
+    }
 }

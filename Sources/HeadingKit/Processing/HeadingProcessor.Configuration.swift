@@ -18,6 +18,10 @@ extension HeadingProcessor {
         public var fixedPosition: GeographicPosition?
         /// The model for variation when the device sends none; `nil` derives nothing from a model.
         public var magneticModel: WorldMagneticModel?
+        /// The least change, in degrees on the circle, for which a heading is delivered, like
+        /// `CLLocationManager.headingFilter`; 0 delivers every heading. Applied here rather than in
+        /// the proxies so that a steady heading never looks stale. Default 0.
+        public var headingFilter: Double
 
         /// Creates a configuration.
         /// - Parameters:
@@ -27,13 +31,15 @@ extension HeadingProcessor {
         ///   - disagreementHold: How long a disagreement must last. Default 10 s.
         ///   - fixedPosition: The vessel's position when no source reports one.
         ///   - magneticModel: The model for variation. Default ``WorldMagneticModel/wmm2025``.
+        ///   - headingFilter: The least change in degrees for which a heading is delivered. Default 0.
         public init(
             staleAfter: Duration = .seconds(2),
             failBackHold: Duration = .seconds(5),
             disagreementThreshold: Double? = 10,
             disagreementHold: Duration = .seconds(10),
             fixedPosition: GeographicPosition? = nil,
-            magneticModel: WorldMagneticModel? = .wmm2025
+            magneticModel: WorldMagneticModel? = .wmm2025,
+            headingFilter: Double = 0
         ) {
             self.staleAfter = staleAfter
             self.failBackHold = failBackHold
@@ -41,6 +47,7 @@ extension HeadingProcessor {
             self.disagreementHold = disagreementHold
             self.fixedPosition = fixedPosition
             self.magneticModel = magneticModel
+            self.headingFilter = headingFilter.isFinite ? min(max(0, headingFilter), 180) : 0
         }
     }
 

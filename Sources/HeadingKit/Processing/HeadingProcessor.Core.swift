@@ -44,6 +44,8 @@ extension HeadingProcessor {
         /// The last position any source reported.
         private var lastPosition: GeographicPosition?
         private var hasWarnedOfModelAge = false
+        /// The last heading delivered, for the heading filter.
+        private var lastDelivered: Heading?
         /// Since when each other source has disagreed with the active one, and whether the fault is out.
         private var disagreements: [Int: (since: Duration, isRaised: Bool)] = [:]
 
@@ -98,7 +100,7 @@ extension HeadingProcessor {
                 output += switchTo(bestHealthy() ?? index, reason: "\(sources[current].name) is not delivering", at: now)
             }
             output += failBackIfDue(at: now)
-            if index == active { output.append(.heading(heading)) }
+            if index == active, passesFilter(heading) { output.append(.heading(heading)) }
             output += checkDisagreement(at: now)
             return output
         }
@@ -233,9 +235,19 @@ extension HeadingProcessor {
 
         /// The angle between two headings on the same reference (true with true, else magnetic with magnetic).
         private static func difference(_ first: Heading, _ second: Heading) -> Double? {
-            if let a = first.trueHeading, let b = second.trueHeading { return Degrees.distance(a, b) }
-            if let a = first.magneticHeading, let b = second.magneticHeading { return Degrees.distance(a, b) }
-            return nil
+            HeadingProxy.StateMachine.change(from: first, to: second)
+        }
+
+        /// Whether a heading of the active source is delivered under the heading filter: the first
+        /// after a switch always is; later ones when they differ enough from the last delivered.
+        private mutating func passesFilter(_ heading: Heading) -> Bool {
+            guard configuration.headingFilter > 0, let last = lastDelivered, last.source == heading.source,
+                let change = Self.difference(last, heading), change < configuration.headingFilter
+            else {
+                lastDelivered = heading
+                return true
+            }
+            return false
         }
 
         // MARK: One heading
