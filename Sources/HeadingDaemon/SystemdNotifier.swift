@@ -80,7 +80,7 @@ final class SystemdNotifier: Service, Sendable {
         sendStatusIfChanged()
         let interval = watchdogInterval ?? .seconds(5)
         await withGracefulShutdownHandler {
-            try? await cancelWhenGracefulShutdown {
+            await cancelWhenGracefulShutdown {
                 while !Task.isCancelled {
                     do { try await self.sleep(interval) } catch { break }
                     guard !Task.isCancelled else { break }  // a clock may end a sleep early on cancellation
