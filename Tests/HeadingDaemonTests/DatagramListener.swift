@@ -22,7 +22,8 @@ final class DatagramListener: Sendable {
         address = abstract ? "@\(name)" : FileManager.default.temporaryDirectory.appendingPathComponent(name).path
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.descriptor = descriptor
-        guard var (socketAddress, length) = NotifySocket.socketAddress(address) else { throw POSIXError(.ENAMETOOLONG) }
+        guard let (resolved, length) = NotifySocket.socketAddress(address) else { throw POSIXError(.ENAMETOOLONG) }
+        var socketAddress = resolved
         let bound = withUnsafePointer(to: &socketAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
         }
