@@ -15,7 +15,7 @@ import UnixSignals
 struct Headingd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "headingd",
-        abstract: "Reads compass headings from a source and prints one line per heading.",
+        abstract: "Reads compass headings from one or more sources and prints one line per heading.",
         discussion: """
             With no options, headingd runs the built-in simulation (no hardware needed): a vessel \
             swinging through north in steady turns, with noise and a 3 s sensor dropout every 30 s \
@@ -28,7 +28,8 @@ struct Headingd: AsyncParsableCommand {
             PTNTHTM; RMC and VTG course over ground from 0.5 m/s, about 1 knot), gpsd JSON as 'gpspipe -w' writes \
             it (ATT, TPV, DEVICE, ERROR), or gpsd's regression logs, mixed freely. Each bad line is \
             reported as 'FILE:LINE: reason' and skipped; the lines around it are delivered. At the \
-            end of the file headingd prints a summary on standard error and exits 0.
+            end of the file headingd prints a summary on standard error and exits 0 (when every \
+            source is a replay; beside a live source, the others carry on).
 
             --source gpsd://HOST:PORT[/DEVICE] (or just 'gpsd' for gpsd://127.0.0.1:2947) reads a \
             live gpsd over TCP: its JSON reports and its raw NMEA, which headingd parses itself \
@@ -36,10 +37,20 @@ struct Headingd: AsyncParsableCommand {
             attempt is a sourceUnavailable fault saying when the next one is (0.25 s doubling to \
             5 s, jittered), forever, until SIGINT or SIGTERM.
 
+            Several --source options, best first: headings come from the best healthy source. A \
+            source silent for --stale-after seconds raises a stale fault and, when it is the one \
+            delivering, headings fail over at once to the next healthy one; they fail back only after \
+            the better source has delivered again for --fail-back-hold seconds. Switches (sourceChanged) \
+            and recoveries (recovered) are notices on standard error. A source may end in \
+            ?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,... for its installation. \
+            When a device gives only magnetic (or only true) heading, the other is filled in from the \
+            variation it sent, else from the World Magnetic Model 2025 at the last reported position \
+            (or --position); JSON says which in variationOrigin.
+
             Under systemd (Type=notify, see systemd/headingd.service) headingd sends READY=1, \
             STATUS= and STOPPING=1 on $NOTIFY_SOCKET, and WATCHDOG=1 every half $WATCHDOG_USEC; \
             with $JOURNAL_STREAM set, each line starts with its syslog priority (<6> headings, \
-            <4> faults, <3> errors).
+            <5> notices, <4> faults, <3> errors).
 
             Settings come from /etc/headingd/headingd.toml (or --config PATH), then \
             conf.d/*.toml beside it, then HEADINGD_* environment variables, then these flags; \
