@@ -126,7 +126,8 @@ struct HeadingdTests {
         #expect(daemon.terminationStatus == 0)
         for option in [
             "--source", "--count", "--format", "--filter", "--rate", "--seed", "--dropout-interval", "--dropout-duration",
-            "--speed", "--loop", "--strict", "--min-course-speed", "gpsd://HOST:PORT",
+            "--speed", "--loop", "--strict", "--min-course-speed", "gpsd://HOST:PORT", "--stale-after", "--fail-back-hold",
+            "--disagreement", "--disagreement-hold", "--position", "variationOrigin",
         ] {
             #expect(daemon.output.contains(option))
         }
