@@ -56,7 +56,7 @@ struct DebianPackageTests {
         // The packaged binary runs, and accepts the packaged configuration.
         let check = try await Self.run(binary, ["--check-config", config])
         #expect(check.status == 0, "\(check.output)")
-        #expect(check.output.contains("source = \"simulation\""))
+        #expect(check.output.contains("source = [\"simulation\"]"))
         let simulated = try await Self.run(binary, ["--count", "3", "--rate", "1000", "--format", "json"])
         #expect(simulated.status == 0)
         #expect(simulated.output.split(separator: "\n").filter { $0.hasPrefix("{") }.count == 3)
