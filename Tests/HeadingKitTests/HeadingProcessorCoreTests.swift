@@ -59,6 +59,10 @@ struct HeadingProcessorCoreTests {
         #expect(heading.variationOrigin == .model)
         #expect(heading.magneticVariation == expected)
         #expect(abs(try #require(heading.trueHeading) - (100 + expected)) < 1e-6)
+        // A year later at the same place the model is asked again (the cache keeps one place and day).
+        let later = try Self.only(core.receive(Self.heading(magnetic: 100, position: Self.kiel, at: 365 * 86_400), from: 0, at: .seconds(1)))
+        let expectedLater = WorldMagneticModel.wmm2025.declination(latitude: 54.32, longitude: 10.14, at: Self.date + 365 * 86_400)
+        #expect(later.magneticVariation == expectedLater && expectedLater != expected)
     }
 
     @Test func thePositionOfAnotherSourceOrTheConfiguredOneServesWhenTheHeadingHasNone() throws {

@@ -235,19 +235,9 @@ public struct HeadingLineDecoder: Sendable {
     /// The heading a reading becomes: stamped, named, with the last fix's position and, when the
     /// reading has none of its own, the last variation the device sent.
     private func heading(from reading: HeadingReading, receivedAt: Date) -> Heading {
-        Heading(
-            trueHeading: reading.trueHeading,
-            magneticHeading: reading.magneticHeading,
-            headingAccuracy: reading.accuracy,
-            timestamp: timestamp(receivedAt),
-            source: sourceName,
-            kind: reading.kind,
-            pitch: reading.pitch,
-            roll: reading.roll,
-            magneticVariation: reading.magneticVariation ?? lastVariation,
-            deviation: reading.deviation,
-            position: lastPosition
-        )
+        var reading = reading
+        if reading.magneticVariation == nil { reading.magneticVariation = lastVariation }
+        return reading.heading(at: timestamp(receivedAt), source: sourceName, position: lastPosition)
     }
 
     private mutating func alarm(_ code: HeadingFault.Code, _ reason: String, number: Int, receivedAt: Date) -> HeadingEvent? {

@@ -57,8 +57,9 @@ public struct HeadingReading: Sendable, Hashable {
     /// - Parameters:
     ///   - timestamp: When it was measured.
     ///   - source: The source's name.
+    ///   - position: Where it was measured, if known.
     /// - Returns: The heading.
-    public func heading(at timestamp: Date, source: String) -> Heading {
+    public func heading(at timestamp: Date, source: String, position: GeographicPosition? = nil) -> Heading {
         Heading(
             trueHeading: trueHeading,
             magneticHeading: magneticHeading,
@@ -69,7 +70,8 @@ public struct HeadingReading: Sendable, Hashable {
             pitch: pitch,
             roll: roll,
             magneticVariation: magneticVariation,
-            deviation: deviation
+            deviation: deviation,
+            position: position
         )
     }
 }

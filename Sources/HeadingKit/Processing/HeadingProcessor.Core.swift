@@ -46,6 +46,10 @@ extension HeadingProcessor {
         private var hasWarnedOfModelAge = false
         /// The last heading delivered, for the heading filter.
         private var lastDelivered: Heading?
+        /// The model's last answer: the same place on the same UTC day gives the same variation to
+        /// far better than a sensor's resolution (WMM2025 drifts ≈ 0.2° a year at most), so a
+        /// flat-out replay does not evaluate the model for every heading.
+        private var modelCache: (position: GeographicPosition, day: Double, variation: Double)?
         /// Since when each other source has disagreed with the active one, and whether the fault is out.
         private var disagreements: [Int: (since: Duration, isRaised: Bool)] = [:]
 
@@ -304,6 +308,8 @@ extension HeadingProcessor {
             guard let model = configuration.magneticModel,
                 let position = heading.position ?? lastPosition ?? configuration.fixedPosition
             else { return nil }
+            let day = (heading.timestamp.timeIntervalSince1970 / 86_400).rounded(.down)
+            if let modelCache, modelCache.position == position, modelCache.day == day { return modelCache.variation }
             if !hasWarnedOfModelAge, !model.isValid(at: heading.timestamp) {
                 hasWarnedOfModelAge = true
                 let year = WorldMagneticModel.decimalYear(of: heading.timestamp)
@@ -318,9 +324,11 @@ extension HeadingProcessor {
                     )
                 )
             }
-            return model.declination(
+            let variation = model.declination(
                 latitude: position.latitude, longitude: position.longitude, altitude: position.altitude ?? 0, at: heading.timestamp
             )
+            modelCache = (position, day, variation)
+            return variation
         }
 
         /// Seconds to one decimal, without a trailing `.0`.

@@ -1,7 +1,7 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
-public import Foundation
+import Foundation
 
 #if canImport(Combine)
 public import Combine
