@@ -149,19 +149,21 @@ extension HeadingProcessor {
 
         /// The next time ``tick(at:)`` has something to decide, if any.
         var nextDeadline: Duration? {
-            var deadlines: [Duration] = []
+            // Asked after every event: folded, not collected into an array.
+            var earliest: Duration?
+            func consider(_ deadline: Duration) { earliest = min(earliest ?? deadline, deadline) }
             for source in sources where source.isHealthy {
-                if let last = source.lastHeadingAt { deadlines.append(last + configuration.staleAfter) }
+                if let last = source.lastHeadingAt { consider(last + configuration.staleAfter) }
             }
             if let active {
                 for index in 0..<active where sources[index].isHealthy {
-                    if let since = sources[index].healthySince { deadlines.append(since + configuration.failBackHold) }
+                    if let since = sources[index].healthySince { consider(since + configuration.failBackHold) }
                 }
             }
             for (_, disagreement) in disagreements where !disagreement.isRaised {
-                deadlines.append(disagreement.since + configuration.disagreementHold)
+                consider(disagreement.since + configuration.disagreementHold)
             }
-            return deadlines.min()
+            return earliest
         }
 
         // MARK: Decisions
