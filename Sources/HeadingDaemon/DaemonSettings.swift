@@ -63,13 +63,13 @@ struct DaemonSettings: Sendable, Equatable {
         },
         SettingKey(name: "simulation.dropout_interval", kind: .double) { number($0, in: 0...86_400, "between 0 and 86400 s") },
         SettingKey(name: "simulation.dropout_duration", kind: .double) { number($0, in: 0.001...86_400, "above 0 s") },
-        SettingKey(name: "stale_after", kind: .double) { number($0, in: 0.01...3600, "between 0.01 and 3600 s") },
-        SettingKey(name: "fail_back_hold", kind: .double) { number($0, in: 0...3600, "between 0 and 3600 s") },
-        SettingKey(name: "disagreement.threshold", kind: .double) { number($0, in: 0...180, "between 0 (off) and 180 degrees") },
-        SettingKey(name: "disagreement.hold", kind: .double) { number($0, in: 0...3600, "between 0 and 3600 s") },
+        SettingKey(name: "stale_after", kind: .double) { number($0, in: 0.01...3600, "between 0.01 and 3600 seconds") },
+        SettingKey(name: "fail_back_hold", kind: .double) { number($0, in: 0...3600, "between 0 and 3600 seconds") },
+        SettingKey(name: "disagreement.threshold", kind: .double) { number($0, in: 0...180, "between 0 (never) and 180 degrees") },
+        SettingKey(name: "disagreement.hold", kind: .double) { number($0, in: 0...3600, "between 0 and 3600 seconds") },
         SettingKey(name: "position", kind: .string) { content in
             guard case .string(let text) = content, parsePosition(text) != nil else {
-                return "must be 'LATITUDE,LONGITUDE[,ALTITUDE]' in degrees (North and East positive) and metres above the ellipsoid"
+                return "must be LATITUDE,LONGITUDE[,ALTITUDE], such as 54.32,10.14 (degrees North and East, metres above the ellipsoid)"
             }
             return nil
         },

@@ -189,16 +189,21 @@ struct Headingd: AsyncParsableCommand {
         for text in sources {
             if case .failure(let error) = SourceSpecification.parse(text) { throw ValidationError("--source: \(error.reason).") }
         }
-        for (name, value) in [("--stale-after", staleAfter), ("--fail-back-hold", failBackHold), ("--disagreement-hold", disagreementHold)] {
-            if let value, !(value.isFinite && value >= 0 && value <= 3600) || (name == "--stale-after" && value < 0.01) {
-                throw ValidationError("\(name) must be between \(name == "--stale-after" ? "0.01" : "0") and 3600 seconds, not \(value).")
+        // The processor's flags are checked by the same schema as their configuration keys.
+        let settings = flagSettings
+        for (flag, key) in [
+            ("--stale-after", "stale_after"), ("--fail-back-hold", "fail_back_hold"), ("--disagreement", "disagreement.threshold"),
+            ("--disagreement-hold", "disagreement.hold"), ("--position", "position"),
+        ] {
+            guard let content = settings[key], let schema = DaemonSettings.keys.first(where: { $0.name == key }) else { continue }
+            if case .failure(let error) = schema.validate(content) {
+                let given = switch content {
+                case .double(let value): "\(value)"
+                case .string(let text): "'\(text)'"
+                default: "\(content)"
+                }
+                throw ValidationError("\(flag) \(error.reason); not \(given).")
             }
-        }
-        if let disagreement, !(disagreement.isFinite && (0...180).contains(disagreement)) {
-            throw ValidationError("--disagreement must be between 0 (never) and 180 degrees, not \(disagreement).")
-        }
-        if let position, DaemonSettings.parsePosition(position) == nil {
-            throw ValidationError("--position must be LATITUDE,LONGITUDE[,ALTITUDE], such as 54.32,10.14; not '\(position)'.")
         }
         if let filter, !(filter.isFinite && (0...180).contains(filter)) {
             throw ValidationError("--filter must be between 0 and 180 degrees, not \(filter).")
