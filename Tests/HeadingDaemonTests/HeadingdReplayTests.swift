@@ -133,12 +133,12 @@ struct HeadingdReplayTests {
 
     @Test(arguments: [
         (["--source", "replay:"], "replay:PATH"),
-        (["--source", "replay:x", "--speed", "0"], "--speed"),
-        (["--source", "replay:x", "--speed", "fast"], "--speed"),
+        (["--source", "replay:x", "--speed", "0"], "option --speed: key 'replay.speed'"),
+        (["--source", "replay:x", "--speed", "fast"], "option --speed: key 'replay.speed'"),
     ])
     func badReplayArgumentsAreRefused(arguments: [String], message: String) async throws {
         let daemon = try await DaemonProcess.run(arguments)
-        #expect(daemon.terminationStatus == 64)
+        #expect(daemon.terminationStatus == 78)  // EX_CONFIG, as the same value in a file or the environment
         #expect(daemon.errors.contains(message), "stderr was: \(daemon.errors)")
     }
 }

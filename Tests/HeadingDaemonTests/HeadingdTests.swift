@@ -107,16 +107,20 @@ struct HeadingdTests {
     }
 
     @Test(arguments: [
-        (["--count", "0"], "--count must be at least 1"),
-        (["--filter", "200"], "--filter must be between 0 and 180"),
-        (["--rate", "0"], "--rate must be above 0"),
-        (["--dropout-interval", "2", "--dropout-duration", "3"], "--dropout-interval must be 0"),
-        (["--source", "carrier-pigeon"], "simulation"),
-        (["--format", "xml"], "text"),
+        (["--count", "0"], 64, "--count must be at least 1"),
+        (["--rate", "fast"], 64, "The value 'fast' is invalid for '--rate <hz>'"),
+        (["--filter", "200"], 78, "option --filter: key 'filter': must be between 0 and 180"),
+        (["--rate", "0"], 78, "option --rate: key 'simulation.rate': must be above 0"),
+        (["--rate", "1e-20"], 78, "option --rate: key 'simulation.rate': must be above 0"),
+        (["--dropout-interval", "2", "--dropout-duration", "3"], 78, "key 'simulation.dropout_interval': must be 0"),
+        (["--source", "carrier-pigeon"], 78, "option --source: key 'source': 'carrier-pigeon' is not a source: must be 'simulation'"),
+        (["--format", "xml"], 78, "option --format: key 'format': must be 'text' or 'json'"),
+        (["--position", "54,10,-7000000"], 78, "option --position: key 'position': must be LATITUDE,LONGITUDE[,ALTITUDE]"),
+        (["--position", "91,10"], 78, "option --position: key 'position': must be LATITUDE,LONGITUDE[,ALTITUDE]"),
     ])
-    func badArgumentsAreRefusedWithAClearMessage(arguments: [String], message: String) async throws {
+    func badArgumentsAreRefusedWithAClearMessage(arguments: [String], status: Int32, message: String) async throws {
         let daemon = try await DaemonProcess.run(arguments)
-        #expect(daemon.terminationStatus == 64)
+        #expect(daemon.terminationStatus == status)
         #expect(daemon.errors.contains(message), "stderr was: \(daemon.errors)")
         #expect(daemon.output.isEmpty)
     }

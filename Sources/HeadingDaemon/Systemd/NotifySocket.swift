@@ -24,7 +24,8 @@ struct NotifySocket: Sendable {
     /// Sends one message; returns whether it was sent. Failures are not fatal: systemd may be gone.
     @discardableResult
     func send(_ message: String) -> Bool {
-        guard var (address, length) = Self.socketAddress(path) else { return false }
+        guard let (socketAddress, length) = Self.socketAddress(path) else { return false }
+        var address = socketAddress
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }

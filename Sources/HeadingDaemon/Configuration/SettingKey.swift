@@ -4,9 +4,11 @@
 import Configuration
 import Foundation
 
-/// One configuration key headingd knows: its dotted name (`simulation.rate`), the type of its
-/// value, and what a valid value is. The same key is `rate` in the TOML table `[simulation]`,
-/// `HEADINGD_SIMULATION_RATE` in the environment, and `--rate` on the command line.
+/// One configuration key headingd knows: its dotted name (`simulation.rate`), its command-line
+/// option, the type of its value, and what a valid value is. The same key is `rate` in the TOML
+/// table `[simulation]`, `HEADINGD_SIMULATION_RATE` in the environment, and `--rate` on the
+/// command line, and every one of those layers is checked by ``validate(_:)``: one set of bounds,
+/// one message per rule.
 struct SettingKey: Sendable {
     /// The value's type.
     enum Kind: Sendable {
@@ -28,6 +30,8 @@ struct SettingKey: Sendable {
 
     /// The dotted name, such as `simulation.rate`.
     let name: String
+    /// The command-line option that sets it, such as `--rate`.
+    let option: String
     /// The value's type.
     let kind: Kind
     /// Why a value of the right type is still wrong, or `nil` when it is fine.
@@ -38,7 +42,20 @@ struct SettingKey: Sendable {
         "HEADINGD_" + name.uppercased().map { $0 == "." ? "_" : $0 }.map(String.init).joined()
     }
 
-    /// Checks a value read from a TOML file: its type (an integer is accepted for a number), then
+    /// Creates a key.
+    /// - Parameters:
+    ///   - name: The dotted name.
+    ///   - option: The command-line option.
+    ///   - kind: The value's type.
+    ///   - check: Why a value of the right type is still wrong, or `nil`.
+    init(name: String, option: String, kind: Kind, check: @escaping @Sendable (ConfigContent) -> String? = { _ in nil }) {
+        self.name = name
+        self.option = option
+        self.kind = kind
+        self.check = check
+    }
+
+    /// Checks a value from any layer (a TOML file, the environment, an option): its type (an integer is accepted for a number), then
     /// its range. Returns the value to store, or the reason it is wrong.
     func validate(_ content: ConfigContent) -> Result<ConfigContent, SettingError> {
         var content = content
@@ -62,7 +79,9 @@ struct SettingKey: Sendable {
             let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
             content = words.isEmpty ? nil : .stringArray(words)
         case .double:
-            content = trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || ".-+".contains($0)) }) ? Double(trimmed).map(ConfigContent.double) : nil
+            // Decimal digits, a sign, a point and an exponent, as TOML and the options take them; not
+            // `nan`, `inf` or hexadecimal, which `Double(_:)` would also accept.
+            content = trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || ".-+eE".contains($0)) }) ? Double(trimmed).map(ConfigContent.double) : nil
         case .integer:
             content = Int(trimmed).map(ConfigContent.int)
         case .bool:
@@ -74,8 +93,3 @@ struct SettingKey: Sendable {
     }
 }
 
-/// Why one value is wrong.
-struct SettingError: Error, Sendable {
-    let reason: String
-    init(_ reason: String) { self.reason = reason }
-}

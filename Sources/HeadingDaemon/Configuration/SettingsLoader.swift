@@ -5,21 +5,6 @@ import Configuration
 import Foundation
 import TOMLKit
 
-/// A configuration value that is wrong, and where it came from.
-struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    /// The file (`/etc/headingd/headingd.toml`), environment variable or flag the value came from.
-    let origin: String
-    /// The key, when the problem is one key.
-    let key: String?
-    /// What is wrong.
-    let reason: String
-
-    /// `ORIGIN: key 'KEY': REASON`.
-    var description: String {
-        key.map { "\(origin): key '\($0)': \(reason)" } ?? "\(origin): \(reason)"
-    }
-}
-
 /// Reads headingd's settings from every layer, each checked on its own so that an error names
 /// its file, variable or flag, then layered with swift-configuration's `ConfigReader` (the first
 /// provider that has a key wins):
@@ -42,7 +27,8 @@ struct SettingsLoader: Sendable {
     let mainFileIsRequired: Bool
     /// The environment to read `HEADINGD_*` from.
     let environment: [String: String]
-    /// Values given as flags, by key name, already checked.
+    /// Values given as command-line options, by key name; checked by ``load()`` with the same
+    /// schema (``SettingKey/validate(_:)``) as the files and the environment.
     let flags: [String: ConfigContent]
 
     /// The drop-in directory: `conf.d` beside the main file.
@@ -76,7 +62,16 @@ struct SettingsLoader: Sendable {
             case .failure(let error): throw ConfigurationError(origin: "environment variable \(variable)", key: key.name, reason: error.reason)
             }
         }
-        let flagValues = Dictionary(uniqueKeysWithValues: flags.map { (AbsoluteConfigKey(stringLiteral: $0.key), ConfigValue($0.value, isSecret: false)) })
+        var flagValues: [AbsoluteConfigKey: ConfigValue] = [:]
+        for (name, content) in flags.sorted(by: { $0.key < $1.key }) {
+            guard let key = DaemonSettings.keys.first(where: { $0.name == name }) else {
+                throw ConfigurationError(origin: "the command line", key: name, reason: "is not a headingd setting")
+            }
+            switch key.validate(content) {
+            case .success(let valid): flagValues[AbsoluteConfigKey(stringLiteral: name)] = ConfigValue(valid, isSecret: false)
+            case .failure(let error): throw ConfigurationError(origin: "option \(key.option)", key: name, reason: error.reason)
+            }
+        }
         let providers: [any ConfigProvider] =
             [InMemoryProvider(name: "flags", values: flagValues), InMemoryProvider(name: "environment", values: environmentValues)]
             + fileProviders.reversed()

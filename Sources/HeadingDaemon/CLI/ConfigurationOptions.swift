@@ -1,0 +1,36 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+
+/// The options that say where the configuration is, and whether only to check it.
+struct ConfigurationOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The main configuration file; drop-ins are read from conf.d/*.toml beside it. (default: \(SettingsLoader.defaultMainFile))",
+            valueName: "path"
+        )
+    )
+    var config: String?
+
+    @Flag(
+        name: .customLong("check-config"),
+        help: "Check the configuration (the file given after this flag, or the usual files) with the environment and options, print the effective settings, and exit: 0 when valid, 78 (EX_CONFIG) when not."
+    )
+    var checkConfig = false
+
+    @Argument(help: ArgumentHelp("With --check-config: the main configuration file to check.", valueName: "path"))
+    var checkConfigPath: String?
+
+    func validate() throws {
+        if checkConfigPath != nil, !checkConfig {
+            throw ValidationError("A PATH argument is only accepted after --check-config.")
+        }
+    }
+
+    /// The main configuration file to read.
+    var mainFile: String { checkConfigPath ?? config ?? SettingsLoader.defaultMainFile }
+
+    /// Whether the main file must exist: it was named.
+    var mainFileIsRequired: Bool { checkConfigPath != nil || config != nil }
+}

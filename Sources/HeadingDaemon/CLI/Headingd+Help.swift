@@ -1,0 +1,52 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+extension Headingd {
+    /// The discussion `--help` and the man page print after the options' summary.
+    static let discussion = """
+        With no options, headingd runs the built-in simulation (no hardware needed): a vessel \
+        swinging through north in steady turns, with noise and a 3 s sensor dropout every 30 s \
+        (each raises a deviceLost fault; headings resume after it). \
+        Headings go to standard output; faults and authorization changes go to standard error, \
+        one line each. headingd runs until SIGINT or SIGTERM, or until --count headings, and \
+        then exits 0 after a clean shutdown.
+
+        --source replay:PATH replays a recording: raw NMEA 0183 (HDT, HDG, HDM, THS, PASHR, \
+        PTNTHTM; RMC and VTG course over ground from 0.5 m/s, about 1 knot), gpsd JSON as 'gpspipe -w' writes \
+        it (ATT, TPV, DEVICE, ERROR), or gpsd's regression logs, mixed freely. Each bad line is \
+        reported as 'FILE:LINE: reason' and skipped; the lines around it are delivered. At the \
+        end of the file headingd prints a summary on standard error and exits 0 (when every \
+        source is a replay; beside a live source, the others carry on).
+
+        --source gpsd://HOST:PORT[/DEVICE] (or just 'gpsd' for gpsd://127.0.0.1:2947) reads a \
+        live gpsd over TCP: its JSON reports and its raw NMEA, which headingd parses itself \
+        (gpsd 3.22 drops THS and misreads HDG). When gpsd is down or goes away, each failed \
+        attempt is a sourceUnavailable fault saying when the next one is (0.25 s doubling to \
+        5 s, jittered), forever, until SIGINT or SIGTERM.
+
+        Several --source options, best first: headings come from the best healthy source. A \
+        source silent for --stale-after seconds raises a stale fault and, when it is the one \
+        delivering, headings fail over at once to the next healthy one; they fail back only after \
+        the better source has delivered again for --fail-back-hold seconds. Switches (sourceChanged) \
+        and recoveries (recovered) are notices on standard error. A source may end in \
+        ?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,... for its installation. \
+        When a device gives only magnetic (or only true) heading, the other is filled in from the \
+        variation it sent, else from the World Magnetic Model 2025 at the last reported position \
+        (or --position); JSON says which in variationOrigin.
+
+        Under systemd (Type=notify, see systemd/headingd.service) headingd sends READY=1, \
+        STATUS= and STOPPING=1 on $NOTIFY_SOCKET, and WATCHDOG=1 every half $WATCHDOG_USEC; \
+        with $JOURNAL_STREAM set, each line starts with its syslog priority (<6> headings, \
+        <5> notices, <4> faults, <3> errors).
+
+        Settings come from /etc/headingd/headingd.toml (or --config PATH), then \
+        conf.d/*.toml beside it, then HEADINGD_* environment variables, then these flags; \
+        --check-config prints the result. SIGHUP reads them again (a broken file keeps the \
+        running settings).
+
+        Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
+        78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \
+        or an option; 65 with --strict when any line was \
+        skipped or the file is in an unsupported (binary) format; 66 when the file cannot be read.
+        """
+}

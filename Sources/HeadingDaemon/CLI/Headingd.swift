@@ -1,0 +1,62 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import Logging
+
+/// The headingd command: parses its options and hands over to a ``PipelineRunner``.
+@main
+struct Headingd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "headingd",
+        abstract: "Reads compass headings from one or more sources and prints one line per heading.",
+        discussion: discussion
+    )
+
+    @OptionGroup(title: "Sources") var sourceOptions: SourceOptions
+    @OptionGroup(title: "Processing") var processingOptions: ProcessingOptions
+    @OptionGroup(title: "Replay") var replayOptions: ReplayOptions
+    @OptionGroup(title: "Simulation") var simulationOptions: SimulationOptions
+    @OptionGroup(title: "Output") var outputOptions: OutputOptions
+    @OptionGroup(title: "Configuration") var configurationOptions: ConfigurationOptions
+
+    func run() async throws {
+        let loader = SettingsLoader(
+            mainFile: configurationOptions.mainFile,
+            mainFileIsRequired: configurationOptions.mainFileIsRequired,
+            environment: ProcessInfo.processInfo.environment,
+            flags: [sourceOptions.settings, processingOptions.settings, replayOptions.settings, simulationOptions.settings, outputOptions.settings]
+                .reduce(into: [:]) { all, group in all.merge(group) { first, _ in first } }
+        )
+        let settings: DaemonSettings
+        let files: [String]
+        do {
+            (settings, files) = try loader.load()
+        } catch {
+            LineWriter.standardError.write("headingd: configuration: \(error)", priority: .error)
+            throw ExitCode(ExitStatus.configurationError.rawValue)
+        }
+        if configurationOptions.checkConfig {
+            let read = files.isEmpty ? "none (defaults, environment and options only)" : files.joined(separator: ", ")
+            LineWriter.standardOutput.write("# headingd: configuration files read: \(read)\n\(settings.tomlDescription)")
+            return
+        }
+        bootstrapLogging(verbose: settings.verbose)
+        let runner = PipelineRunner(loader: loader, headingLimit: outputOptions.count, logger: Logger(label: "headingd"))
+        let status = try await runner.run(settings)
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// Logs to standard error: with journald's priority prefixes under systemd, else plain lines.
+    private func bootstrapLogging(verbose: Bool) {
+        LoggingSystem.bootstrap { label in
+            if LineWriter.usesJournalPriorities {
+                return JournalLogHandler(label: label, logLevel: verbose ? .debug : .notice)
+            }
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .notice
+            return handler
+        }
+    }
+}

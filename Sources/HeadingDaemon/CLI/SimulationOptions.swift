@@ -1,0 +1,35 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Configuration
+
+/// The options of the simulation (and the pace of an untimed replay).
+struct SimulationOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Simulation: headings per second. Replay: headings per second for a recording that carries no times. (default: 10)",
+            valueName: "hz"
+        )
+    )
+    var rate: Double?
+
+    @Option(help: ArgumentHelp("Simulation: seed; the same seed gives the same headings. (default: 1)", valueName: "n"))
+    var seed: Int?
+
+    @Option(help: ArgumentHelp("Simulation: seconds from one sensor dropout to the next; 0 for none. (default: 30)", valueName: "seconds"))
+    var dropoutInterval: Double?
+
+    @Option(help: ArgumentHelp("Simulation: how long each dropout lasts, in seconds. (default: 3)", valueName: "seconds"))
+    var dropoutDuration: Double?
+
+    /// The options given, by configuration key.
+    var settings: [String: ConfigContent] {
+        var values: [String: ConfigContent] = [:]
+        if let rate { values["simulation.rate"] = .double(rate) }
+        if let seed { values["simulation.seed"] = .int(seed) }
+        if let dropoutInterval { values["simulation.dropout_interval"] = .double(dropoutInterval) }
+        if let dropoutDuration { values["simulation.dropout_duration"] = .double(dropoutDuration) }
+        return values
+    }
+}

@@ -1,0 +1,34 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Configuration
+
+/// The options that choose where headings come from.
+struct SourceOptions: ParsableArguments {
+    @Option(
+        name: .customLong("source"),
+        help: ArgumentHelp(
+            "Where headings come from: \(SourceSpecification.acceptedForms). Give it more than once for several sources, best first: headings come from the best healthy one. (default: simulation)",
+            valueName: "source"
+        )
+    )
+    var sources: [String] = []
+
+    @Option(
+        name: .customLong("min-course-speed"),
+        help: ArgumentHelp(
+            "Replay and gpsd: the speed in m/s below which course over ground gives no heading (it is noise when stationary). (default: 0.5)",
+            valueName: "m/s"
+        )
+    )
+    var minimumCourseSpeed: Double?
+
+    /// The options given, by configuration key.
+    var settings: [String: ConfigContent] {
+        var values: [String: ConfigContent] = [:]
+        if !sources.isEmpty { values["source"] = .stringArray(sources) }
+        if let minimumCourseSpeed { values["min_course_speed"] = .double(minimumCourseSpeed) }
+        return values
+    }
+}

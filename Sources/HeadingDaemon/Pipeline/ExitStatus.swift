@@ -1,0 +1,18 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+/// headingd's exit statuses, from `sysexits.h`. The CLI turns a configuration error into
+/// ``configurationError``; ``HeadingPipeline/exitStatus(strict:)`` decides the rest from how its
+/// replays ended. ArgumentParser exits 64 (`EX_USAGE`) for bad usage by itself.
+enum ExitStatus: Int32, Sendable, Comparable {
+    /// Everything went as asked.
+    case success = 0
+    /// `EX_DATAERR`: with `--strict`, a replay skipped a line or was in an unsupported format.
+    case dataError = 65
+    /// `EX_NOINPUT`: a replay's file could not be read.
+    case noInput = 66
+    /// `EX_CONFIG`: a setting is wrong, in a file, the environment or an option.
+    case configurationError = 78
+
+    static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,138 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import HeadingKit
+import HeadingKitGPSD
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// headingd's composition root: from one configuration it builds sources → proxies → processor →
+/// bridge → consumers, and runs them as one `ServiceGroup`. A reload builds a new pipeline.
+///
+/// ```
+/// SourceSpecification.makeSource ─▶ HeadingProxy (one per source) ─▶ HeadingProcessor
+///   ─▶ HeadingNotificationBridge ─▶ NotificationCenter.heading ─▶ StdoutHeadingLog, SystemdNotifier
+/// ```
+struct HeadingPipeline {
+    /// The settings the pipeline was built from.
+    let settings: DaemonSettings
+    /// The sources, best first.
+    let sources: [any HeadingSource]
+    /// One proxy per source, in the same order.
+    let proxies: [HeadingProxy]
+    /// Chooses among the proxies and corrects their headings.
+    let processor: HeadingProcessor
+    /// Posts the processor's events on `NotificationCenter.heading`, which the consumers observe.
+    let bridge: HeadingNotificationBridge
+
+    /// Builds the pipeline; nothing runs until ``run(reloader:notifySocket:headingLimit:logger:)``.
+    /// - Parameters:
+    ///   - settings: The effective settings.
+    ///   - logger: The proxies' logger.
+    init(settings: DaemonSettings, logger: Logger) {
+        self.settings = settings
+        sources = settings.sources.map { $0.makeSource(settings: settings) }
+        // The heading filter is the processor's: filtered in a proxy, a steady heading would look stale.
+        proxies = sources.map { HeadingProxy(source: $0, logger: logger) }
+        processor = HeadingProcessor(
+            inputs: Array(zip(proxies, settings.sources.map(\.installation))), configuration: settings.processorConfiguration
+        )
+        bridge = HeadingNotificationBridge(processor: processor, center: .heading)
+    }
+
+    /// The replay sources among the sources.
+    var replays: [ReplayHeadingSource] { sources.compactMap { $0 as? ReplayHeadingSource } }
+
+    /// Runs every stage until shutdown, the end of the replays, or a reload.
+    /// - Parameters:
+    ///   - reloader: Ends the run when SIGHUP brings a valid configuration.
+    ///   - notifySocket: systemd's socket, when under systemd.
+    ///   - headingLimit: Ends the run after this many headings (`--count`).
+    ///   - logger: The service group's logger.
+    func run(reloader: ConfigurationReloader, notifySocket: NotifySocket?, headingLimit: Int?, logger: Logger) async throws {
+        defer { bridge.cancel() }
+        processor.start()
+        defer { processor.stop() }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services(reloader: reloader, notifySocket: notifySocket, headingLimit: headingLimit),
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+        for case let gpsd as GPSDHeadingSource in sources { await gpsd.waitUntilStopped() }
+    }
+
+    /// The consumers and the stages that run, in start order; they shut down in reverse, so the
+    /// proxies stop their sources first.
+    private func services(
+        reloader: ConfigurationReloader, notifySocket: NotifySocket?, headingLimit: Int?
+    ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        let replays = replays
+        // Only a lone flat-out replay batches its output; a live source beside it must not wait for a block.
+        let isFlatOutReplay = sources.count == 1 && replays.count == 1 && settings.replaySpeed.speed == .flatOut
+        let log = StdoutHeadingLog(center: .heading, format: settings.format, limit: headingLimit, batchesOutput: isFlatOutReplay)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log"),
+            .init(service: reloader, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "configuration reloader"),
+        ]
+        // Replays end headingd when they are all there is and all have ended; beside a live source they just stop.
+        if !replays.isEmpty, replays.count == sources.count {
+            services.append(
+                .init(service: ReplayWatcher(sources: replays), successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay")
+            )
+        } else {
+            for replay in replays {
+                services.append(
+                    .init(service: ReplayWatcher(sources: [replay]), successTerminationBehavior: .ignore, serviceName: "replay \(replay.name)")
+                )
+            }
+        }
+        let notifier = notifySocket.map { socket in
+            SystemdNotifier(
+                socket: socket, sourceName: sources.map(\.name).joined(separator: ", "),
+                watchdogInterval: SystemdNotifier.watchdogIntervalFromEnvironment(), isReloading: { reloader.isReloading }
+            )
+        }
+        for case let gpsd as GPSDHeadingSource in sources {
+            services.append(
+                .init(service: ConnectionStatusLog(source: gpsd, notifier: notifier), serviceName: "gpsd connection status \(gpsd.name)")
+            )
+        }
+        for proxy in proxies {
+            services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy \(proxy.source.name)"))
+        }
+        // Last: started after the proxies are enabled (READY=1), and the first to hear of shutdown (STOPPING=1).
+        if let notifier { services.append(.init(service: notifier, serviceName: "systemd notifier")) }
+        return services
+    }
+
+    /// Prints each replay's summary on standard error and decides the exit status from how they
+    /// ended: the worst wins.
+    /// - Parameter strict: Whether a skipped line or an unsupported format fails the run (`--strict`).
+    /// - Returns: ``ExitStatus/success``, ``ExitStatus/dataError`` or ``ExitStatus/noInput``.
+    func exitStatus(strict: Bool) -> ExitStatus {
+        var status = ExitStatus.success
+        for replay in replays {
+            let summary = replay.summary
+            let path = replay.configuration.path
+            LineWriter.standardError.write("headingd: replay of \(path): \(summary)")
+            switch summary.outcome {
+            case .unavailable:
+                status = max(status, .noInput)
+            case .unsupported where strict:
+                LineWriter.standardError.write("headingd: --strict: \(path) is in an unsupported format", priority: .error)
+                status = max(status, .dataError)
+            case .running, .completed, .stopped, .unsupported:
+                break
+            }
+            if strict, summary.skippedLines > 0 {
+                LineWriter.standardError.write("headingd: --strict: \(summary.skippedLines) of the lines of \(path) were skipped", priority: .error)
+                status = max(status, .dataError)
+            }
+        }
+        return status
+    }
+}

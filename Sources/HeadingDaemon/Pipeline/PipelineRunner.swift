@@ -1,0 +1,35 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Logging
+
+/// Runs one ``HeadingPipeline`` per configuration: a SIGHUP with a valid configuration ends the
+/// running pipeline and starts the next with the new settings; shutdown or the end of the replays
+/// ends the last one, and its replays decide the exit status.
+struct PipelineRunner: Sendable {
+    /// Loads every configuration layer again, on SIGHUP.
+    let loader: SettingsLoader
+    /// Ends each run after this many headings (`--count`).
+    let headingLimit: Int?
+    /// The services' logger.
+    let logger: Logger
+
+    /// Runs pipelines from `settings` on until headingd is done.
+    /// - Parameter settings: The first pipeline's settings.
+    /// - Returns: The exit status the last pipeline decided.
+    func run(_ settings: DaemonSettings) async throws -> ExitStatus {
+        let notifySocket = NotifySocket.fromEnvironment()
+        var current = settings
+        while true {
+            let loader = loader
+            let reloader = ConfigurationReloader(notifySocket: notifySocket) { () throws(ConfigurationError) in
+                try loader.load().settings
+            }
+            let pipeline = HeadingPipeline(settings: current, logger: logger)
+            try await pipeline.run(reloader: reloader, notifySocket: notifySocket, headingLimit: headingLimit, logger: logger)
+            guard let next = reloader.pendingSettings else { return pipeline.exitStatus(strict: current.replayStrict) }
+            current = next
+        }
+    }
+}

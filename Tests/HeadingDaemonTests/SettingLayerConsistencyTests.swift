@@ -1,0 +1,76 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+@testable import HeadingDaemon
+import Testing
+
+/// One schema for every layer: a value out of range is refused with the same exit status and the
+/// same reason whether it comes as an option, an environment variable or a key in a file.
+@Suite(.timeLimit(.minutes(2)))
+struct SettingLayerConsistencyTests {
+    /// One key's wrong value, written for each layer.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let key: String
+        /// The value as an option's argument and an environment variable's text.
+        let text: String
+        /// The value as TOML.
+        let toml: String
+        var testDescription: String { "\(key) = \(toml)" }
+    }
+
+    static let cases: [Case] = [
+        Case(key: "source", text: "carrier-pigeon", toml: "\"carrier-pigeon\""),
+        Case(key: "format", text: "xml", toml: "\"xml\""),
+        Case(key: "filter", text: "200", toml: "200"),
+        Case(key: "min_course_speed", text: "2000", toml: "2000.0"),
+        Case(key: "replay.speed", text: "0", toml: "\"0\""),
+        Case(key: "simulation.rate", text: "1e-20", toml: "1e-20"),
+        Case(key: "simulation.seed", text: "-3", toml: "-3"),
+        Case(key: "simulation.dropout_interval", text: "100000", toml: "100000"),
+        Case(key: "simulation.dropout_duration", text: "0", toml: "0"),
+        Case(key: "stale_after", text: "0", toml: "0"),
+        Case(key: "fail_back_hold", text: "4000", toml: "4000"),
+        Case(key: "disagreement.threshold", text: "181", toml: "181"),
+        Case(key: "disagreement.hold", text: "-1", toml: "-1"),
+        Case(key: "position", text: "54.3,10.1,-7000000", toml: "\"54.3,10.1,-7000000\""),
+    ]
+
+    /// Every key that can hold a wrong value has a case (true or false cannot be out of range).
+    @Test func everyKeyWithARangeHasACase() {
+        let covered = Set(Self.cases.map(\.key))
+        let keys = Set(DaemonSettings.keys.filter { $0.kind != .bool }.map(\.name))
+        #expect(covered == keys)
+    }
+
+    @Test(arguments: cases)
+    func optionEnvironmentAndFileGiveTheSameStatusAndReason(_ wrong: Case) async throws {
+        let key = try #require(DaemonSettings.keys.first { $0.name == wrong.key })
+        let empty = try ConfigurationTests.Directory(main: "")
+        let parts = wrong.key.split(separator: ".")
+        let toml = parts.count == 2 ? "[\(parts[0])]\n\(parts[1]) = \(wrong.toml)\n" : "\(wrong.key) = \(wrong.toml)\n"
+        let file = try ConfigurationTests.Directory(main: toml)
+
+        let byOption = try await DaemonProcess.run(["--config", empty.mainFile, "\(key.option)=\(wrong.text)", "--count", "1"])
+        let byEnvironment = try await DaemonProcess.run(
+            ["--config", empty.mainFile, "--count", "1"], environment: [key.environmentName: wrong.text]
+        )
+        let byFile = try await DaemonProcess.run(["--config", file.mainFile, "--count", "1"])
+
+        let marker = "key '\(wrong.key)': "
+        func reason(_ daemon: DaemonProcess) -> String? {
+            daemon.errors.split(separator: "\n").first { $0.contains(marker) }
+                .map { String($0[$0.range(of: marker)!.upperBound...]) }
+        }
+        for daemon in [byOption, byEnvironment, byFile] {
+            #expect(daemon.terminationStatus == 78, "stderr: \(daemon.errors)")
+            #expect(daemon.output.isEmpty)
+        }
+        let reasons = [reason(byOption), reason(byEnvironment), reason(byFile)]
+        #expect(reasons[0] != nil, "stderr: \(byOption.errors)")
+        #expect(reasons.allSatisfy { $0 == reasons[0] }, "\(reasons)")
+        #expect(byOption.errors.contains("option \(key.option): \(marker)"))
+        #expect(byEnvironment.errors.contains("environment variable \(key.environmentName): \(marker)"))
+        #expect(byFile.errors.contains("\(file.mainFile): \(marker)"))
+    }
+}
