@@ -3,7 +3,6 @@
 
 import Foundation
 public import HeadingKit
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -91,7 +90,6 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
     }
 
     private struct State {
-        weak var delegate: (any HeadingSourceDelegate)?
         var signal: StopSignal?
         var connectionState = ConnectionState.idle
         var authorization = HeadingAuthorizationStatus.notDetermined
@@ -103,7 +101,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
 
     /// Which gpsd this source reads, and how.
     public let configuration: Configuration
-    private let state = Mutex(State())
+    private let state = HeadingSourceState(State())
 
     /// Creates a source; nothing connects until ``start()``.
     /// - Parameter configuration: Which gpsd to read, and how.
@@ -123,8 +121,8 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
 
     /// Receives the source's reports, on its reader thread. Held weakly.
     public var delegate: (any HeadingSourceDelegate)? {
-        get { state.withLock { $0.delegate } }
-        set { state.withLock { $0.delegate = newValue } }
+        get { state.delegate }
+        set { state.delegate = newValue }
     }
 
     /// What the connection is doing now.
@@ -167,7 +165,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
             if state.authorization == .notDetermined { state.authorization = .authorized }
             return state.authorization
         }
-        delegate?.headingSource(self, didChangeAuthorization: status)
+        state.report(.authorizationChanged(status), from: self)
     }
 
     /// Starts the reader thread, which connects and keeps reconnecting until ``stop()``. Does
@@ -214,7 +212,16 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
             defer { state.authorization = status }
             return state.authorization != status
         }
-        if changed { delegate?.headingSource(self, didChangeAuthorization: status) }
+        if changed { state.report(.authorizationChanged(status), from: self) }
+    }
+
+    /// Hands one report from the reader to the delegate; an authorization change is recorded first.
+    fileprivate func report(_ report: HeadingSourceReport) {
+        if case .authorizationChanged(let status) = report {
+            systemAuthorization(status)
+        } else {
+            state.report(report, from: self)
+        }
     }
 
     private func readerEnded() {
@@ -275,7 +282,7 @@ private struct GPSDReader: Sendable {
                             backoff.reset()
                             source()?.setConnectionState(.watching)
                         }
-                        deliver(decoder.decode(bytes, number: messageNumber, receivedAt: Date()).event)
+                        deliver(decoder.decode(bytes, number: messageNumber, receivedAt: Date()).report)
                     }
                 }
                 return
@@ -291,7 +298,7 @@ private struct GPSDReader: Sendable {
                 source: configuration.sourceName,
                 reason: "\(failure.reason); retrying in \(String(format: "%.2f", delay)) s"
             )
-            if !signal.isStopped { source.delegate?.headingSource(source, didFailWith: fault) }
+            if !signal.isStopped { source.report(.fault(fault)) }
             signal.wait(seconds: delay)
         }
     }
@@ -299,14 +306,9 @@ private struct GPSDReader: Sendable {
     /// gpsd's answer to `?WATCH`: from here on, messages flow.
     private static let watchReply = Array(#"{"class":"WATCH""#.utf8)
 
-    private func deliver(_ event: HeadingEvent?) {
-        guard let event, !signal.isStopped, let source = source() else { return }
-        switch event {
-        case .heading(let heading): source.delegate?.headingSource(source, didUpdate: heading)
-        case .fault(let fault): source.delegate?.headingSource(source, didFailWith: fault)
-        case .authorizationChanged(let status): source.systemAuthorization(status)
-        case .notice: break  // Raised by a HeadingProcessor, never by the decoder.
-        }
+    private func deliver(_ report: HeadingSourceReport?) {
+        guard let report, !signal.isStopped else { return }
+        source()?.report(report)
     }
 }
 

@@ -3,7 +3,6 @@
 
 public import Foundation
 public import HeadingKit
-import Synchronization
 
 /// A ``HeadingKit/HeadingSource`` a test drives by hand: it reports exactly what the test sends, on
 /// the test's thread, and counts how often it was started, stopped and asked for authorization.
@@ -11,8 +10,7 @@ import Synchronization
 /// Use it to test anything that sits behind a source — the proxy, the notification bridge, a
 /// consumer — without timing: each ``send(_:)`` reaches the delegate before it returns.
 public final class ScriptedHeadingSource: HeadingSource {
-    private struct State {
-        weak var delegate: (any HeadingSourceDelegate)?
+    private struct Counts {
         var authorization: HeadingAuthorizationStatus
         var startCount = 0
         var stopCount = 0
@@ -22,7 +20,7 @@ public final class ScriptedHeadingSource: HeadingSource {
 
     /// The name headings from this source carry.
     public let name: String
-    private let state: Mutex<State>
+    private let state: HeadingSourceState<Counts>
 
     /// Creates a scripted source.
     /// - Parameters:
@@ -30,13 +28,13 @@ public final class ScriptedHeadingSource: HeadingSource {
     ///   - authorization: What ``requestAuthorization()`` answers. Default `.authorized`.
     public init(name: String = "scripted", authorization: HeadingAuthorizationStatus = .authorized) {
         self.name = name
-        self.state = Mutex(State(authorization: authorization))
+        self.state = HeadingSourceState(Counts(authorization: authorization))
     }
 
     /// Receives what the test sends. Held weakly.
     public var delegate: (any HeadingSourceDelegate)? {
-        get { state.withLock { $0.delegate } }
-        set { state.withLock { $0.delegate = newValue } }
+        get { state.delegate }
+        set { state.delegate = newValue }
     }
 
     /// How many times ``start()`` started the source.
@@ -54,7 +52,7 @@ public final class ScriptedHeadingSource: HeadingSource {
             state.authorizationRequestCount += 1
             return state.authorization
         }
-        delegate?.headingSource(self, didChangeAuthorization: status)
+        state.report(.authorizationChanged(status), from: self)
     }
 
     /// Marks the source started; does nothing while started.
@@ -77,15 +75,9 @@ public final class ScriptedHeadingSource: HeadingSource {
 
     /// Reports an event to the delegate now, whether or not the source is started — so that tests
     /// can check what receivers do with late reports.
-    /// - Parameter event: The heading, fault or authorization change to report.
-    public func send(_ event: HeadingEvent) {
-        guard let delegate else { return }
-        switch event {
-        case .heading(let heading): delegate.headingSource(self, didUpdate: heading)
-        case .fault(let fault): delegate.headingSource(self, didFailWith: fault)
-        case .authorizationChanged(let status): delegate.headingSource(self, didChangeAuthorization: status)
-        case .notice: break  // A source's delegate has no notices; a HeadingProcessor raises them.
-        }
+    /// - Parameter report: The heading, fault or authorization change to report.
+    public func send(_ report: HeadingSourceReport) {
+        state.report(report, from: self)
     }
 
     /// Reports a heading with the given true heading, timestamped `timestamp`.

@@ -11,7 +11,7 @@ struct HeadingLineDecoderFixTests {
     static func decode(_ lines: [String], minimumCourseSpeed: Double = 0.5) -> [HeadingEvent] {
         var decoder = HeadingLineDecoder(path: "boat.nmea", sourceName: "boat", minimumCourseSpeed: minimumCourseSpeed)
         return lines.enumerated().compactMap { index, line in
-            decoder.decode(Array(line.utf8), number: index + 1, receivedAt: Date(timeIntervalSince1970: 0)).event
+            decoder.decode(Array(line.utf8), number: index + 1, receivedAt: Date(timeIntervalSince1970: 0)).report?.event
         }
     }
 

@@ -39,7 +39,7 @@ struct HeadingProxyStateMachineTests {
     @Test func headingFilterMeasuresOnTheCircleInBothDirections() {
         var machine = Machine(isRestricted: false)
         _ = machine.enable()
-        machine.headingFilter = 1
+        machine.filter.minimumChange = 1
         let delivered = [359.5, 0.3, 0.6, 0.0, 359.4, 358.5, 359.9, 0.5].filter { machine.shouldDeliver(heading($0)) }
         // 359.5 first; 0.3 is 0.8 away (held); 0.6 is 1.1 (delivered); 0.0 is 0.6 (held);
         // 359.4 is 1.2 westward across north (delivered); 358.5 is 0.9 (held); 359.9 is 0.5 (held);

@@ -20,6 +20,15 @@ public struct HeadingSimulation: Sendable {
         case fault(HeadingFault)
         /// A tick inside a dropout: nothing to report.
         case silence
+
+        /// What a source reports for this step; `nil` for silence.
+        public var report: HeadingSourceReport? {
+            switch self {
+            case .heading(let heading): .heading(heading)
+            case .fault(let fault): .fault(fault)
+            case .silence: nil
+            }
+        }
     }
 
     /// How the simulation behaves.

@@ -2,23 +2,19 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Synchronization
 
 /// A heading source that plays a ``HeadingSimulation``: no hardware, same seed, same headings.
 ///
 /// It paces itself on an injected clock — `ContinuousClock` in the daemon, a test clock in tests,
 /// so that tests never sleep. The simulation is always authorized.
 public final class SimulatedHeadingSource: HeadingSource {
-    private struct State {
-        weak var delegate: (any HeadingSourceDelegate)?
-        var task: Task<Void, Never>?
-    }
 
     /// The simulation's configuration.
     public let configuration: HeadingSimulation.Configuration
     /// Makes, at each start, a function that sleeps until a given time after that start.
     private let makePacer: @Sendable () -> Pacer
-    private let state = Mutex(State())
+    /// The delegate, and the task that plays the simulation while started.
+    private let state = HeadingSourceState<Task<Void, Never>?>(nil)
 
     /// Creates a simulated source.
     /// - Parameters:
@@ -43,7 +39,7 @@ public final class SimulatedHeadingSource: HeadingSource {
     private typealias Pacer = @Sendable (Duration) async throws -> Void
 
     deinit {
-        state.withLock { $0.task?.cancel() }
+        state.withLock { $0?.cancel() }
     }
 
     /// The configured source name, `simulation` by default.
@@ -51,22 +47,22 @@ public final class SimulatedHeadingSource: HeadingSource {
 
     /// Receives the simulation's reports. Held weakly.
     public var delegate: (any HeadingSourceDelegate)? {
-        get { state.withLock { $0.delegate } }
-        set { state.withLock { $0.delegate = newValue } }
+        get { state.delegate }
+        set { state.delegate = newValue }
     }
 
     /// Reports ``HeadingAuthorizationStatus/authorized`` at once: a simulation needs no permission.
     public func requestAuthorization() {
-        delegate?.headingSource(self, didChangeAuthorization: .authorized)
+        state.report(.authorizationChanged(.authorized), from: self)
     }
 
     /// Starts a fresh simulation from tick 0; does nothing while one runs.
     public func start() {
-        state.withLock { state in
-            guard state.task == nil else { return }
-            let simulation = HeadingSimulation(configuration: configuration)
-            let pacer = makePacer()
-            state.task = Task { [weak self] in
+        let simulation = HeadingSimulation(configuration: configuration)
+        let pacer = makePacer()
+        state.withLock { task in
+            guard task == nil else { return }
+            task = Task { [weak self] in
                 await Self.play(simulation, pacedBy: pacer) { [weak self] in self }
             }
         }
@@ -74,9 +70,9 @@ public final class SimulatedHeadingSource: HeadingSource {
 
     /// Stops the simulation; no report follows once the current one is delivered.
     public func stop() {
-        let task = state.withLock { state in
-            defer { state.task = nil }
-            return state.task
+        let task = state.withLock { task in
+            defer { task = nil }
+            return task
         }
         task?.cancel()
     }
@@ -96,16 +92,7 @@ public final class SimulatedHeadingSource: HeadingSource {
             }
             // The source is held only for one delivery, so that dropping it ends the simulation.
             guard !Task.isCancelled, let source = currentSource() else { return }
-            let step = simulation.next()
-            let delegate = source.delegate
-            switch step {
-            case .heading(let heading):
-                delegate?.headingSource(source, didUpdate: heading)
-            case .fault(let fault):
-                delegate?.headingSource(source, didFailWith: fault)
-            case .silence:
-                break
-            }
+            if let report = simulation.next().report { source.state.report(report, from: source) }
         }
     }
 }

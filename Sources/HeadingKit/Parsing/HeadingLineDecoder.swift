@@ -3,7 +3,7 @@
 
 public import Foundation
 
-/// Turns lines of NMEA 0183 and gpsd JSON into heading events: pure, no I/O, one line at a time.
+/// Turns lines of NMEA 0183 and gpsd JSON into heading reports: pure, no I/O, one line at a time.
 ///
 /// Used for the lines of a recording (``ReplayHeadingSource``) and for what a live gpsd sends
 /// (raw NMEA interleaved with its JSON reports). Each line is read for what it is — a `#` comment (gpsd's regression logs), a gpsd JSON report,
@@ -24,11 +24,11 @@ public struct HeadingLineDecoder: Sendable {
     /// What one line produced.
     public struct Output: Sendable, Hashable {
         /// The heading or fault the line produced, if any.
-        public var event: HeadingEvent?
+        public var report: HeadingSourceReport?
         /// The recording time the line carries, in seconds, for pacing. Seconds since 1970 once the
         /// recording has given a date; before that, seconds since midnight.
         public var recordingTime: Double?
-        /// Whether the line was malformed or out of range (its fault is ``event``).
+        /// Whether the line was malformed or out of range (its fault is ``report``).
         public var isSkipped = false
         /// Whether the line repeated a measurement an earlier line already delivered.
         public var isDuplicate = false
@@ -161,7 +161,7 @@ public struct HeadingLineDecoder: Sendable {
         if let position = report.position { lastPosition = position }
         switch report.content {
         case .heading(let reading):
-            output.event = deliver(reading, receivedAt: receivedAt)
+            output.report = deliver(reading, receivedAt: receivedAt)
         case .course(let reading, let speed):
             // VTG after RMC in the same fix (no new time since) with the same track is one measurement.
             if let lastCourse, lastCourse.time == lastTime, lastCourse.reading.trueHeading == reading.trueHeading {
@@ -170,9 +170,9 @@ public struct HeadingLineDecoder: Sendable {
             }
             lastCourse = (lastTime, reading)
             if let variation = reading.magneticVariation { lastVariation = variation }
-            if speed >= minimumCourseSpeed { output.event = .heading(heading(from: reading, receivedAt: receivedAt)) }
+            if speed >= minimumCourseSpeed { output.report = .heading(heading(from: reading, receivedAt: receivedAt)) }
         case .alarm(let code, let reason):
-            output.event = alarm(code, reason, number: number, receivedAt: receivedAt)
+            output.report = alarm(code, reason, number: number, receivedAt: receivedAt)
         case .noHeading, .none:
             break
         }
@@ -190,9 +190,9 @@ public struct HeadingLineDecoder: Sendable {
         }
         switch report {
         case .attitude(let reading, _, _):
-            if let reading { output.event = deliver(reading, receivedAt: receivedAt) }
+            if let reading { output.report = deliver(reading, receivedAt: receivedAt) }
         case .attitudeAlarm(let code, let reason, _, _):
-            output.event = alarm(code, reason, number: number, receivedAt: receivedAt)
+            output.report = alarm(code, reason, number: number, receivedAt: receivedAt)
         case .position(let course, let speed, let fix, let variation, _, _):
             if let fix { lastPosition = fix }
             if let variation { lastVariation = variation }
@@ -201,10 +201,10 @@ public struct HeadingLineDecoder: Sendable {
                 output.isDuplicate = true
                 return output
             }
-            output.event = .heading(heading(from: course, receivedAt: receivedAt))
+            output.report = .heading(heading(from: course, receivedAt: receivedAt))
         case .device(let path, let isActive):
             if !isActive {
-                output.event = .fault(
+                output.report = .fault(
                     HeadingFault(
                         code: .deviceLost, source: sourceName, reason: "gpsd reports device \(path) deactivated",
                         location: location(number), timestamp: timestamp(receivedAt)
@@ -212,7 +212,7 @@ public struct HeadingLineDecoder: Sendable {
                 )
             }
         case .error(let message):
-            output.event = .fault(
+            output.report = .fault(
                 HeadingFault(
                     code: .sourceUnavailable, source: sourceName, reason: "gpsd error: \(message)",
                     location: location(number), timestamp: timestamp(receivedAt)
@@ -226,7 +226,7 @@ public struct HeadingLineDecoder: Sendable {
 
     // MARK: Shared
 
-    private mutating func deliver(_ reading: HeadingReading, receivedAt: Date) -> HeadingEvent {
+    private mutating func deliver(_ reading: HeadingReading, receivedAt: Date) -> HeadingSourceReport {
         isAlarmActive = false
         if let variation = reading.magneticVariation { lastVariation = variation }
         return .heading(heading(from: reading, receivedAt: receivedAt))
@@ -240,7 +240,7 @@ public struct HeadingLineDecoder: Sendable {
         return reading.heading(at: timestamp(receivedAt), source: sourceName, position: lastPosition)
     }
 
-    private mutating func alarm(_ code: HeadingFault.Code, _ reason: String, number: Int, receivedAt: Date) -> HeadingEvent? {
+    private mutating func alarm(_ code: HeadingFault.Code, _ reason: String, number: Int, receivedAt: Date) -> HeadingSourceReport? {
         guard !isAlarmActive else { return nil }
         isAlarmActive = true
         return .fault(
@@ -256,7 +256,7 @@ public struct HeadingLineDecoder: Sendable {
             code: error.code, source: sourceName, reason: error.reason, location: location(number),
             timestamp: timestamp(receivedAt)
         )
-        return Output(event: .fault(fault), isSkipped: true)
+        return Output(report: .fault(fault), isSkipped: true)
     }
 
     private func timestamp(_ receivedAt: Date) -> Date {

@@ -7,28 +7,50 @@ extension HeadingProcessor {
     /// The processor's decisions, with no clock, lock or threads: events and ticks in, events out.
     /// Time is a `Duration` since the processor began, so tests state it exactly.
     struct Core: Sendable {
+        /// Where one source stands.
+        enum Health: Sendable, Equatable {
+            /// No heading yet, and no fault.
+            case awaitingFirst
+            /// Delivering without a break since `since`; its last heading came at `lastHeadingAt`.
+            case healthy(since: Duration, lastHeadingAt: Duration)
+            /// Stale or faulted since its last heading (at `lastHeadingAt`, if any): its next heading is a recovery.
+            case impaired(lastHeadingAt: Duration?)
+
+            /// Whether it is delivering.
+            var isHealthy: Bool {
+                if case .healthy = self { return true }
+                return false
+            }
+
+            /// When its last heading came, if it has sent one.
+            var lastHeadingAt: Duration? {
+                switch self {
+                case .awaitingFirst: nil
+                case .healthy(_, let last): last
+                case .impaired(let last): last
+                }
+            }
+
+            /// Since when it has been healthy without a break, while it is.
+            var healthySince: Duration? {
+                if case .healthy(let since, _) = self { return since }
+                return nil
+            }
+        }
+
         /// What the processor knows of one source.
         struct SourceState: Sendable {
             let name: String
-            let installation: Installation
-            var trueSmoother: HeadingSmoother
-            var magneticSmoother: HeadingSmoother
-            /// When the last heading arrived.
-            var lastHeadingAt: Duration?
-            /// Delivering: a heading within `staleAfter` and no fault since.
-            var isHealthy = false
-            /// Since when it has been healthy without a break.
-            var healthySince: Duration?
-            /// Stale or faulted since its last heading: its next heading is a recovery.
-            var isImpaired = false
+            /// Where it stands.
+            var health = Health.awaitingFirst
+            /// Deviation, true ↔ magnetic, offset and smoothing for its headings.
+            var correction: HeadingCorrection
             /// Its last processed heading, for disagreement.
             var lastHeading: Heading?
 
             init(name: String, installation: Installation) {
                 self.name = name
-                self.installation = installation
-                trueSmoother = HeadingSmoother(timeConstant: installation.smoothingTimeConstant)
-                magneticSmoother = HeadingSmoother(timeConstant: installation.smoothingTimeConstant)
+                correction = HeadingCorrection(installation: installation)
             }
         }
 
@@ -44,8 +66,8 @@ extension HeadingProcessor {
         /// The last position any source reported.
         private var lastPosition: GeographicPosition?
         private var hasWarnedOfModelAge = false
-        /// The last heading delivered, for the heading filter.
-        private var lastDelivered: Heading?
+        /// The heading filter, over the active source's headings.
+        private var filter: HeadingFilter
         /// The model's last answer: the same place on the same UTC day gives the same variation to
         /// far better than a sensor's resolution (WMM2025 drifts ≈ 0.2° a year at most), so a
         /// flat-out replay does not evaluate the model for every heading.
@@ -56,6 +78,7 @@ extension HeadingProcessor {
         init(sources: [(name: String, installation: Installation)], configuration: Configuration) {
             self.configuration = configuration
             self.sources = sources.map { SourceState(name: $0.name, installation: $0.installation) }
+            filter = HeadingFilter(minimumChange: configuration.headingFilter)
         }
 
         /// The name of the source whose headings are delivered, if any has delivered yet.
@@ -75,22 +98,23 @@ extension HeadingProcessor {
         private mutating func receive(_ raw: Heading, from index: Int, at now: Duration) -> [HeadingEvent] {
             var output: [HeadingEvent] = []
             if let position = raw.position { lastPosition = position }
-            let heading = process(raw, from: index, warnings: &output)
+            let modelVariation = HeadingCorrection.needsModelVariation(raw) ? modelVariation(for: raw, warnings: &output) : nil
+            let heading = sources[index].correction.apply(to: raw, modelVariation: modelVariation, lastPosition: lastPosition)
             var source = sources[index]
-            let isFirstHeading = source.lastHeadingAt == nil
-            if source.isImpaired {
+            let isFirstHeading = source.health.lastHeadingAt == nil
+            switch source.health {
+            case .impaired:
                 output.append(
                     .notice(
                         HeadingNotice(code: .recovered, source: source.name, reason: "headings again", timestamp: heading.timestamp)
                     )
                 )
-                source.isImpaired = false
+                source.health = .healthy(since: now, lastHeadingAt: now)
+            case .awaitingFirst:
+                source.health = .healthy(since: now, lastHeadingAt: now)
+            case .healthy(let since, _):
+                source.health = .healthy(since: since, lastHeadingAt: now)
             }
-            if !source.isHealthy {
-                source.isHealthy = true
-                source.healthySince = now
-            }
-            source.lastHeadingAt = now
             source.lastHeading = heading
             sources[index] = source
 
@@ -99,12 +123,12 @@ extension HeadingProcessor {
             } else if let current = active, index < current, isFirstHeading, now < configuration.staleAfter {
                 // Starting up: every source has one stale period to report, and the best one wins at once.
                 output += switchTo(index, reason: "starting up: \(source.name) ranks above \(sources[current].name)", isStartUp: true, at: now)
-            } else if let current = active, current != index, !sources[current].isHealthy {
+            } else if let current = active, current != index, !sources[current].health.isHealthy {
                 // The active source is down: the best healthy one takes over at once.
                 output += switchTo(bestHealthy() ?? index, reason: "\(sources[current].name) is not delivering", at: now)
             }
             output += failBackIfDue(at: now)
-            if index == active, passesFilter(heading) { output.append(.heading(heading)) }
+            if index == active, filter.admits(heading) { output.append(.heading(heading)) }
             output += checkDisagreement(at: now)
             return output
         }
@@ -125,9 +149,7 @@ extension HeadingProcessor {
         mutating func tick(at now: Duration) -> [HeadingEvent] {
             var output: [HeadingEvent] = []
             for index in sources.indices {
-                guard sources[index].isHealthy, let last = sources[index].lastHeadingAt, now - last >= configuration.staleAfter else {
-                    continue
-                }
+                guard case .healthy(_, let last) = sources[index].health, now - last >= configuration.staleAfter else { continue }
                 impair(index)
                 output.append(
                     .fault(
@@ -152,12 +174,12 @@ extension HeadingProcessor {
             // Asked after every event: folded, not collected into an array.
             var earliest: Duration?
             func consider(_ deadline: Duration) { earliest = min(earliest ?? deadline, deadline) }
-            for source in sources where source.isHealthy {
-                if let last = source.lastHeadingAt { consider(last + configuration.staleAfter) }
+            for source in sources {
+                if case .healthy(_, let last) = source.health { consider(last + configuration.staleAfter) }
             }
             if let active {
-                for index in 0..<active where sources[index].isHealthy {
-                    if let since = sources[index].healthySince { consider(since + configuration.failBackHold) }
+                for index in 0..<active {
+                    if let since = sources[index].health.healthySince { consider(since + configuration.failBackHold) }
                 }
             }
             for (_, disagreement) in disagreements where !disagreement.isRaised {
@@ -169,23 +191,20 @@ extension HeadingProcessor {
         // MARK: Decisions
 
         private mutating func impair(_ index: Int) {
-            sources[index].isHealthy = false
-            sources[index].healthySince = nil
-            sources[index].isImpaired = true
-            sources[index].trueSmoother.reset()
-            sources[index].magneticSmoother.reset()
+            sources[index].health = .impaired(lastHeadingAt: sources[index].health.lastHeadingAt)
+            sources[index].correction.reset()
             disagreements[index] = nil
             if index == active { disagreements = [:] }
         }
 
         /// The healthy source of highest priority.
-        private func bestHealthy() -> Int? { sources.indices.first { sources[$0].isHealthy } }
+        private func bestHealthy() -> Int? { sources.indices.first { sources[$0].health.isHealthy } }
 
         /// Fails back to a better source that has been healthy for the hold time.
         private mutating func failBackIfDue(at now: Duration) -> [HeadingEvent] {
             guard let current = active,
                 let better = (0..<current).first(where: {
-                    sources[$0].isHealthy && sources[$0].healthySince.map { now - $0 >= configuration.failBackHold } == true
+                    sources[$0].health.healthySince.map { now - $0 >= configuration.failBackHold } == true
                 })
             else { return [] }
             return switchTo(better, reason: "\(sources[better].name) healthy for \(Self.seconds(configuration.failBackHold)) s", at: now)
@@ -210,12 +229,12 @@ extension HeadingProcessor {
 
         /// Compares each healthy source with the active one; raises a fault for a disagreement that outlasted its hold.
         private mutating func checkDisagreement(at now: Duration) -> [HeadingEvent] {
-            guard let threshold = configuration.disagreementThreshold, let active, sources[active].isHealthy,
+            guard let threshold = configuration.disagreementThreshold, let active, sources[active].health.isHealthy,
                 let reference = sources[active].lastHeading
             else { return [] }
             var output: [HeadingEvent] = []
             for index in sources.indices where index != active {
-                guard sources[index].isHealthy, let other = sources[index].lastHeading,
+                guard sources[index].health.isHealthy, let other = sources[index].lastHeading,
                     let difference = Self.difference(reference, other), difference > threshold
                 else {
                     disagreements[index] = nil
@@ -241,68 +260,7 @@ extension HeadingProcessor {
 
         /// The angle between two headings on the same reference (true with true, else magnetic with magnetic).
         private static func difference(_ first: Heading, _ second: Heading) -> Double? {
-            HeadingProxy.StateMachine.change(from: first, to: second)
-        }
-
-        /// Whether a heading of the active source is delivered under the heading filter: the first
-        /// after a switch always is; later ones when they differ enough from the last delivered.
-        private mutating func passesFilter(_ heading: Heading) -> Bool {
-            guard configuration.headingFilter > 0, let last = lastDelivered, last.source == heading.source,
-                let change = Self.difference(last, heading), change < configuration.headingFilter
-            else {
-                lastDelivered = heading
-                return true
-            }
-            return false
-        }
-
-        // MARK: One heading
-
-        /// Deviation, mounting offset, the missing true or magnetic heading, and smoothing.
-        private mutating func process(_ heading: Heading, from index: Int, warnings: inout [HeadingEvent]) -> Heading {
-            let installation = sources[index].installation
-            var trueHeading = heading.trueHeading
-            var magneticHeading = heading.magneticHeading
-            var deviation = heading.deviation
-            var variation = heading.magneticVariation
-            var origin: Heading.VariationOrigin = variation == nil ? .none : .device
-
-            // The compass's own card, for a magnetic reading the device did not correct itself.
-            if let table = installation.deviationTable, deviation == nil, let sensor = magneticHeading, heading.kind == .compass {
-                let correction = table.deviation(at: sensor)
-                deviation = correction
-                magneticHeading = sensor + correction
-                if let variation { trueHeading = sensor + correction + variation }
-            }
-            // Fill in what the device left out.
-            switch (trueHeading, magneticHeading) {
-            case (nil, let magnetic?):
-                if variation == nil, let modelled = modelVariation(for: heading, warnings: &warnings) {
-                    (variation, origin) = (modelled, .model)
-                }
-                trueHeading = variation.map { magnetic + $0 }
-            case (let truth?, nil):
-                if variation == nil, let modelled = modelVariation(for: heading, warnings: &warnings) {
-                    (variation, origin) = (modelled, .model)
-                }
-                magneticHeading = variation.map { truth - $0 }
-            default:
-                break
-            }
-            if installation.mountingOffset != 0 {
-                trueHeading = trueHeading.map { $0 + installation.mountingOffset }
-                magneticHeading = magneticHeading.map { $0 + installation.mountingOffset }
-            }
-            if installation.smoothingTimeConstant > 0 {
-                let time = heading.timestamp.timeIntervalSince1970
-                trueHeading = trueHeading.map { sources[index].trueSmoother.smooth($0, at: time) }
-                magneticHeading = magneticHeading.map { sources[index].magneticSmoother.smooth($0, at: time) }
-            }
-            return Heading(
-                trueHeading: trueHeading, magneticHeading: magneticHeading, headingAccuracy: heading.headingAccuracy,
-                timestamp: heading.timestamp, source: heading.source, kind: heading.kind, pitch: heading.pitch, roll: heading.roll,
-                magneticVariation: variation, deviation: deviation, variationOrigin: origin, position: heading.position ?? lastPosition
-            )
+            HeadingFilter.change(from: first, to: second)
         }
 
         /// The model's variation at the heading's position (or the last or configured one), at its time.

@@ -54,9 +54,8 @@ extension HeadingProxy {
         private(set) var isSourceRunning = false
         /// Whether configuration forbids the source.
         let isRestricted: Bool
-        /// The minimum change, in degrees on the circle, before a new heading is delivered; 0 delivers all.
-        var headingFilter = 0.0
-        private var lastDelivered: Heading?
+        /// The heading filter: the minimum change, in degrees on the circle, before a new heading is delivered.
+        var filter = HeadingFilter()
 
         init(isRestricted: Bool) {
             self.isRestricted = isRestricted
@@ -65,7 +64,7 @@ extension HeadingProxy {
         mutating func enable() -> EnableAction {
             guard !isEnabled else { return .none }
             isEnabled = true
-            lastDelivered = nil
+            filter.reset()
             switch authorizationStatus {
             case .authorized:
                 isSourceRunning = true
@@ -101,29 +100,10 @@ extension HeadingProxy {
 
         /// Whether a heading is delivered: the proxy is enabled and the heading passes the filter.
         mutating func shouldDeliver(_ heading: Heading) -> Bool {
-            guard isEnabled else { return false }
-            if headingFilter > 0, let last = lastDelivered, let change = Self.change(from: last, to: heading),
-                change < headingFilter
-            {
-                return false
-            }
-            lastDelivered = heading
-            return true
+            isEnabled && filter.admits(heading)
         }
 
         /// Whether a fault is delivered: only while enabled.
         func shouldDeliverFault() -> Bool { isEnabled }
-
-        /// The change between two headings on the circle, comparing like with like (true with true,
-        /// else magnetic with magnetic); `nil` when they share neither.
-        static func change(from old: Heading, to new: Heading) -> Double? {
-            if let oldTrue = old.trueHeading, let newTrue = new.trueHeading {
-                return Degrees.distance(oldTrue, newTrue)
-            }
-            if let oldMagnetic = old.magneticHeading, let newMagnetic = new.magneticHeading {
-                return Degrees.distance(oldMagnetic, newMagnetic)
-            }
-            return nil
-        }
     }
 }

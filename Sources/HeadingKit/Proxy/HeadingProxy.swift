@@ -81,8 +81,8 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// (0.8° away) is held back and 0.6° (1.1° away) is delivered. The default, 0
     /// (``headingFilterNone``), delivers every heading. Negative values count as 0.
     public var headingFilter: Double {
-        get { lock.withLock { machine.headingFilter } }
-        set { lock.withLock { machine.headingFilter = newValue.isFinite ? max(0, newValue) : 0 } }
+        get { lock.withLock { machine.filter.minimumChange } }
+        set { lock.withLock { machine.filter.minimumChange = newValue } }
     }
 
     /// The filter value that delivers every heading.

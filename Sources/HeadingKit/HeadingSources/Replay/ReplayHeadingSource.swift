@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -125,7 +124,6 @@ public final class ReplayHeadingSource: HeadingSource {
     }
 
     private struct State {
-        weak var delegate: (any HeadingSourceDelegate)?
         var task: Task<Void, Never>?
         var summary = Summary()
         var waiters: [CheckedContinuation<Summary, Never>] = []
@@ -137,7 +135,7 @@ public final class ReplayHeadingSource: HeadingSource {
     /// What this source replays, and how.
     public let configuration: Configuration
     private let makePacer: @Sendable () -> Pacer
-    private let state = Mutex(State())
+    private let state = HeadingSourceState(State())
 
     /// Creates a replay source paced by `clock`.
     /// - Parameters:
@@ -166,11 +164,12 @@ public final class ReplayHeadingSource: HeadingSource {
 
     /// Receives the replay's reports. Held weakly.
     public var delegate: (any HeadingSourceDelegate)? {
-        get { state.withLock { $0.delegate } }
-        set { state.withLock { $0.delegate = newValue } }
+        get { state.delegate }
+        set { state.delegate = newValue }
     }
 
-    /// What the replay has done so far.
+    /// What the replay has done so far: counted by the replay itself and handed over at the end of
+    /// each pass through the file and when it ends (so that no line pays for a lock).
     public var summary: Summary { state.withLock { $0.summary } }
 
     /// Waits until the replay ends — the file read (without looping), unreadable, or stopped.
@@ -193,9 +192,9 @@ public final class ReplayHeadingSource: HeadingSource {
         let refused = access(configuration.path, R_OK) != 0 && (errno == EACCES || errno == EPERM)
         if refused {
             let reason = "cannot read \(configuration.path): \(String(cString: strerror(errno)))"
-            delegate?.headingSource(self, didFailWith: HeadingFault(code: .permissionDenied, source: name, reason: reason))
+            state.report(.fault(HeadingFault(code: .permissionDenied, source: name, reason: reason)), from: self)
         }
-        delegate?.headingSource(self, didChangeAuthorization: refused ? .denied : .authorized)
+        state.report(.authorizationChanged(refused ? .denied : .authorized), from: self)
     }
 
     /// Starts the replay from the file's start; does nothing while one runs.
@@ -206,9 +205,9 @@ public final class ReplayHeadingSource: HeadingSource {
             let pacer = makePacer()
             let configuration = configuration
             state.task = Task { [weak self] in
-                let replay = Replay(configuration: configuration, pacer: pacer) { [weak self] in self }
-                let outcome = await replay.run()
-                self?.finish(outcome)
+                var replay = Replay(configuration: configuration, pacer: pacer) { [weak self] in self }
+                replay.summary.outcome = await replay.run()
+                self?.finish(replay.summary)
             }
         }
     }
@@ -222,30 +221,40 @@ public final class ReplayHeadingSource: HeadingSource {
         task?.cancel()
     }
 
-    fileprivate func record(_ change: (inout Summary) -> Void) {
-        state.withLock { change(&$0.summary) }
+    /// Takes the counts of a replay that is still going, at the end of a pass.
+    fileprivate func update(_ summary: Summary) {
+        state.withLock { $0.summary = summary }
     }
 
-    private func finish(_ outcome: Summary.Outcome) {
-        let (summary, waiters) = state.withLock { state in
-            state.summary.outcome = outcome
+    /// Hands over the replay's final counts and wakes whoever waits for its end.
+    private func finish(_ summary: Summary) {
+        let waiters = state.withLock { state in
+            state.summary = summary
             defer { state.waiters = [] }
-            return (state.summary, state.waiters)
+            return state.waiters
         }
         for waiter in waiters { waiter.resume(returning: summary) }
     }
+
+    /// Hands one report to the delegate.
+    fileprivate func report(_ report: HeadingSourceReport) {
+        state.report(report, from: self)
+    }
 }
 
-/// One run of a replay: reads, decodes, paces and delivers, on the task the source started.
+/// One run of a replay: reads, decodes, paces and delivers, on the task the source started. It
+/// owns its counts and hands them to the source at the end of each pass and when it ends.
 private struct Replay: Sendable {
     let configuration: ReplayHeadingSource.Configuration
     let pacer: @Sendable (Duration) async throws -> Void
     let source: @Sendable () -> ReplayHeadingSource?
+    /// What this run has done so far.
+    var summary = ReplayHeadingSource.Summary()
 
     /// How many lines a flat-out replay reads between checks for cancellation.
     private static let yieldInterval = 4096
 
-    func run() async -> ReplayHeadingSource.Summary.Outcome {
+    mutating func run() async -> ReplayHeadingSource.Summary.Outcome {
         var decoder = HeadingLineDecoder(
             path: configuration.path, sourceName: configuration.sourceName,
             minimumCourseSpeed: configuration.minimumCourseSpeed
@@ -267,8 +276,8 @@ private struct Replay: Sendable {
                 deliverFault(error.errorNumber == EACCES ? .permissionDenied : .sourceUnavailable, reason)
                 return .unavailable(reason)
             }
-            source()?.record { $0.passes += 1 }
-            let headingsBefore = source()?.summary.headings ?? 0
+            summary.passes += 1
+            let headingsBefore = summary.headings
             var sinceYield = 0
             while true {
                 let next: BoundedLineReader.Line?
@@ -287,7 +296,7 @@ private struct Replay: Sendable {
                 case .overlong(let number, let length):
                     output = decoder.overlongLine(length: length, number: number, receivedAt: now)
                 }
-                let offset = timeline.advance(time: output.recordingTime, carriesHeading: output.event?.heading != nil)
+                let offset = timeline.advance(time: output.recordingTime, carriesHeading: output.report?.heading != nil)
                 if case .recorded(let multiplier) = configuration.speed, offset > pacedOffset {
                     pacedOffset = offset
                     do { try await pacer(.seconds(offset / multiplier)) } catch { return .stopped }
@@ -300,24 +309,19 @@ private struct Replay: Sendable {
                 }
                 if Task.isCancelled { return .stopped }
                 guard let source = source() else { return .stopped }
-                source.record { summary in
-                    summary.lines += 1
-                    if output.isSkipped { summary.skippedLines += 1 }
-                    if output.isDuplicate { summary.duplicates += 1 }
-                    switch output.event {
-                    case .heading: summary.headings += 1
-                    case .fault: summary.faults += 1
-                    case .authorizationChanged, .notice, nil: break
-                    }
+                summary.lines += 1
+                if output.isSkipped { summary.skippedLines += 1 }
+                if output.isDuplicate { summary.duplicates += 1 }
+                switch output.report {
+                case .heading: summary.headings += 1
+                case .fault: summary.faults += 1
+                case .authorizationChanged, nil: break
                 }
-                switch output.event {
-                case .heading(let heading): source.delegate?.headingSource(source, didUpdate: heading)
-                case .fault(let fault): source.delegate?.headingSource(source, didFailWith: fault)
-                case .authorizationChanged, .notice, nil: break
-                }
+                if let report = output.report { source.report(report) }
             }
+            source()?.update(summary)
             // A loop needs headings to loop over: a file without any would spin for nothing.
-            guard configuration.loops, !Task.isCancelled, (source()?.summary.headings ?? 0) > headingsBefore else {
+            guard configuration.loops, !Task.isCancelled, summary.headings > headingsBefore else {
                 return Task.isCancelled ? .stopped : .completed
             }
             decoder.restart()
@@ -325,9 +329,8 @@ private struct Replay: Sendable {
         }
     }
 
-    private func deliverFault(_ code: HeadingFault.Code, _ reason: String) {
-        guard let source = source() else { return }
-        source.record { $0.faults += 1 }
-        source.delegate?.headingSource(source, didFailWith: HeadingFault(code: code, source: source.name, reason: reason))
+    private mutating func deliverFault(_ code: HeadingFault.Code, _ reason: String) {
+        summary.faults += 1
+        source()?.report(.fault(HeadingFault(code: code, source: configuration.sourceName, reason: reason)))
     }
 }
