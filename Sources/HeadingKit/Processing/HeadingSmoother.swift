@@ -11,14 +11,14 @@ import Foundation
 /// So a step change is 63 % followed after τ seconds whatever the rate, smoothing across north
 /// never swings through south, and the result always lies on the arc between the previous
 /// smoothed direction and the new one.
-public struct HeadingSmoother: Sendable {
+package struct HeadingSmoother: Sendable {
     /// The time constant τ in seconds; 0 passes every direction through unchanged.
-    public let timeConstant: Double
+    package let timeConstant: Double
     private var last: (degrees: Double, time: Double)?
 
     /// Creates a smoother.
     /// - Parameter timeConstant: τ in seconds, 0 or more; 0 (or a value that is not finite) smooths nothing.
-    public init(timeConstant: Double) {
+    package init(timeConstant: Double) {
         self.timeConstant = timeConstant.isFinite ? max(0, timeConstant) : 0
     }
 
@@ -31,7 +31,7 @@ public struct HeadingSmoother: Sendable {
     ///   - degrees: The new direction, in degrees.
     ///   - time: When it was measured, in seconds on any steady scale.
     /// - Returns: The smoothed direction in `[0, 360)`.
-    public mutating func smooth(_ degrees: Double, at time: Double) -> Double {
+    package mutating func smooth(_ degrees: Double, at time: Double) -> Double {
         let input = Degrees.normalized(degrees) ?? 0
         guard timeConstant > 0, let last, time >= last.time, time - last.time <= 10 * timeConstant else {
             self.last = (input, time)
@@ -44,5 +44,5 @@ public struct HeadingSmoother: Sendable {
     }
 
     /// Forgets the history: the next direction passes through.
-    public mutating func reset() { last = nil }
+    package mutating func reset() { last = nil }
 }

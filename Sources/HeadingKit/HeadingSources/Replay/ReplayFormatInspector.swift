@@ -4,14 +4,14 @@
 /// Tells from a file's first bytes whether it is text HeadingKit can replay (NMEA 0183, gpsd JSON,
 /// gpsd regression logs) or a binary vendor protocol it cannot — so that a binary file is reported
 /// once, not as thousands of bad lines.
-public enum ReplayFormatInspector {
+package enum ReplayFormatInspector {
     /// How many bytes are inspected.
-    public static let inspectedLength = 4096
+    package static let inspectedLength = 4096
 
     /// Why the bytes cannot be replayed, or `nil` when they look like text.
     /// - Parameter prefix: The file's first bytes (up to ``inspectedLength``).
     /// - Returns: A reason naming the protocol where it is recognized.
-    public static func unsupportedFormat(of prefix: some Collection<UInt8>) -> String? {
+    package static func unsupportedFormat(of prefix: some Collection<UInt8>) -> String? {
         let bytes = Array(prefix)
         // Skip the '#' comment header of gpsd's regression logs: it is text whatever follows.
         var start = 0

@@ -7,14 +7,14 @@
 /// more than ``maximumGap`` starts a new stretch where the timeline stands (a loop, a date first
 /// learned after times of day, a gap in the recording). Until the recording has given any time,
 /// each heading is due ``untimedInterval`` after the previous one.
-public struct ReplayTimeline: Sendable {
+package struct ReplayTimeline: Sendable {
     /// The longest recorded gap replayed as it was; longer ones are skipped.
-    public static let maximumGap = 3600.0
+    package static let maximumGap = 3600.0
 
     /// Seconds between headings in a recording without times.
-    public let untimedInterval: Double
+    package let untimedInterval: Double
     /// Seconds from the start of the replay to the current line.
-    public private(set) var offset = 0.0
+    package private(set) var offset = 0.0
 
     private var lastTime: Double?
     private var hasSeenTime = false
@@ -22,7 +22,7 @@ public struct ReplayTimeline: Sendable {
 
     /// Creates a timeline.
     /// - Parameter untimedInterval: Seconds between headings while the recording gives no time.
-    public init(untimedInterval: Double) {
+    package init(untimedInterval: Double) {
         self.untimedInterval = untimedInterval
     }
 
@@ -31,7 +31,7 @@ public struct ReplayTimeline: Sendable {
     ///   - time: The line's recording time in seconds, if it has one.
     ///   - carriesHeading: Whether the line produced a heading.
     /// - Returns: Seconds from the start of the replay.
-    public mutating func advance(time: Double?, carriesHeading: Bool) -> Double {
+    package mutating func advance(time: Double?, carriesHeading: Bool) -> Double {
         if let time {
             hasSeenTime = true
             if let lastTime, time >= lastTime, time - lastTime <= Self.maximumGap { offset += time - lastTime }
@@ -44,7 +44,7 @@ public struct ReplayTimeline: Sendable {
     }
 
     /// Starts a new stretch at the current offset: for a replay that loops to the file's start.
-    public mutating func restart() {
+    package mutating func restart() {
         lastTime = nil
         hasSeenTime = false
         if hasSeenUntimedHeading { offset += untimedInterval }
