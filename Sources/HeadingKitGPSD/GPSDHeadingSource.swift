@@ -12,7 +12,7 @@ import Glibc
 ///
 /// A reader thread of its own (named `gpsd:PORT`) (libgps blocks; no Swift concurrency thread ever waits on it)
 /// connects with `gps_open`, watches JSON and raw NMEA with `gps_stream`, and reads with
-/// `gps_waiting`/`gps_read`. Every message goes through HeadingKit's ``HeadingLineDecoder``:
+/// `gps_waiting`/`gps_read`. Every message goes through HeadingKit's `HeadingLineDecoder`:
 /// - raw NMEA heading sentences (`HDT`, `HDG`, `HDM`, `THS`, `PASHR`, `PTNTHTM`) are parsed by
 ///   HeadingKit, because gpsd 3.22 drops `THS` and misreads `HDG`; the `ATT` report gpsd makes
 ///   of a sentence just before it is a duplicate and is not delivered a second time;
@@ -27,9 +27,9 @@ import Glibc
 /// A refused, closed or broken connection is a `sourceUnavailable` fault saying when the next
 /// attempt is; attempts follow ``Configuration/backoff`` (0.25 s doubling to 5 s, jittered)
 /// forever, until ``stop()``. Authorization is what the system says: ``requestAuthorization()``
-/// answers ``HeadingAuthorizationStatus/authorized`` (gpsd is a network service anyone may
+/// answers `HeadingAuthorizationStatus.authorized` (gpsd is a network service anyone may
 /// reach) until a connection attempt is refused with `EACCES` or `EPERM` (a firewall or a
-/// sandbox), which is published as ``HeadingAuthorizationStatus/denied`` — and as authorized
+/// sandbox), which is published as `HeadingAuthorizationStatus.denied` — and as authorized
 /// again once a connection succeeds.
 public final class GPSDHeadingSource: HeadingSource, Sendable {
     /// Which gpsd to read, and how.
@@ -158,8 +158,8 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         }
     }
 
-    /// Answers ``HeadingAuthorizationStatus/denied`` when the last connection attempt was
-    /// refused by the system (`EACCES`/`EPERM`), else ``HeadingAuthorizationStatus/authorized``.
+    /// Answers `HeadingAuthorizationStatus.denied` when the last connection attempt was
+    /// refused by the system (`EACCES`/`EPERM`), else `HeadingAuthorizationStatus.authorized`.
     public func requestAuthorization() {
         let status = state.withLock { state in
             if state.authorization == .notDetermined { state.authorization = .authorized }

@@ -73,11 +73,35 @@ struct DebianPackageTests {
         print("headingd .deb: \(deb.lastPathComponent), \(size) bytes")
     }
 
-    @Test func lintianReportsNoErrors() async throws {
+    @Test func lintianReportsNoErrorsAndNoWarnings() async throws {
         let deb = try await Self.package()
-        let lintian = try await Self.run("/usr/bin/lintian", ["--fail-on", "error", deb.path])
+        let lintian = try await Self.run("/usr/bin/lintian", ["--fail-on", "error,warning", deb.path])
         #expect(lintian.status == 0, "lintian: \(lintian.output)")
         #expect(!lintian.output.contains("E: "), "lintian: \(lintian.output)")
+        #expect(!lintian.output.contains("W: "), "lintian: \(lintian.output)")
+    }
+
+    /// The man page is generated from the options' definitions, so it names every option `--help` names.
+    @Test func theManPageNamesEveryOptionOfTheHelp() async throws {
+        let deb = try await Self.package()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-man-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(try await Self.run("/usr/bin/dpkg", ["-x", deb.path, root.path]).status == 0)
+        let page = root.appendingPathComponent("usr/share/man/man1/headingd.1.gz").path
+        #expect(FileManager.default.fileExists(atPath: page))
+        let rendered = try await Command.run("/usr/bin/man", ["--warnings", "-l", page])
+        #expect(rendered.status == 0)
+        #expect(rendered.errors.isEmpty, "man: \(rendered.errors)")
+        let binary = root.appendingPathComponent("usr/bin/headingd").path
+        let help = try await Self.run(binary, ["--help"]).output
+        let options = Set(help.matches(of: /--[a-z][a-z-]+/).map { String($0.output) })
+        #expect(options.count > 15)
+        // man renders the options' hyphens as Unicode hyphens, so read the page's source.
+        let source = try await Self.run("/bin/zcat", [page]).output
+        for option in options where option != "--help" {
+            #expect(source.contains("Fl \(option.dropFirst())"), "the man page lacks \(option)")
+        }
+        #expect(!source.contains("subcommand"))
     }
 }
 

@@ -31,7 +31,7 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     /// Starts posting the proxy's events to `center`.
     /// - Parameters:
     ///   - proxy: The proxy whose events to post; it is the object of each notification.
-    ///   - center: Where to post. Default ``Foundation/NotificationCenter/heading``.
+    ///   - center: Where to post. Default `NotificationCenter.heading`.
     public init(proxy: HeadingProxy, center: NotificationCenter = .heading) {
         self.poster = proxy
         self.events = { [weak proxy] in proxy?.publisher }
@@ -42,7 +42,7 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     /// Starts posting the processor's events to `center`.
     /// - Parameters:
     ///   - processor: The processor whose events to post; it is the object of each notification.
-    ///   - center: Where to post. Default ``Foundation/NotificationCenter/heading``.
+    ///   - center: Where to post. Default `NotificationCenter.heading`.
     public init(processor: HeadingProcessor, center: NotificationCenter = .heading) {
         self.poster = processor
         self.events = { [weak processor] in processor?.publisher }

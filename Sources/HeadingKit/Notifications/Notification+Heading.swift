@@ -7,19 +7,19 @@ extension Notification {
     /// The `userInfo` key under which each heading notification carries its value.
     static let headingValueKey = "HeadingKit.value"
 
-    /// The heading of a ``Foundation/Notification/Name/headingDidUpdate`` notification; `nil` for any other.
+    /// The heading of a `Notification.Name.headingDidUpdate` notification; `nil` for any other.
     public var heading: Heading? { headingEvent?.heading }
 
-    /// The fault of a ``Foundation/Notification/Name/headingDidFail`` notification; `nil` for any other.
+    /// The fault of a `Notification.Name.headingDidFail` notification; `nil` for any other.
     public var headingFault: HeadingFault? { headingEvent?.fault }
 
-    /// The status of a ``Foundation/Notification/Name/headingAuthorizationDidChange`` notification; `nil` for any other.
+    /// The status of a `Notification.Name.headingAuthorizationDidChange` notification; `nil` for any other.
     public var headingAuthorizationStatus: HeadingAuthorizationStatus? {
         if case .authorizationChanged(let status) = headingEvent { return status }
         return nil
     }
 
-    /// The notice of a ``Foundation/Notification/Name/headingStatusDidChange`` notification; `nil` for any other.
+    /// The notice of a `Notification.Name.headingStatusDidChange` notification; `nil` for any other.
     public var headingNotice: HeadingNotice? { headingEvent?.notice }
 
     /// The event any of the heading notifications carries; `nil` for other notifications.

@@ -4,12 +4,12 @@
 public import Foundation
 
 extension Notification.Name {
-    /// A new heading; read it with ``Foundation/Notification/heading``.
+    /// A new heading; read it with `Notification.heading`.
     public static let headingDidUpdate = Notification.Name("HeadingKit.headingDidUpdate")
-    /// A fault; read it with ``Foundation/Notification/headingFault``.
+    /// A fault; read it with `Notification.headingFault`.
     public static let headingDidFail = Notification.Name("HeadingKit.headingDidFail")
-    /// An authorization change; read it with ``Foundation/Notification/headingAuthorizationStatus``.
+    /// An authorization change; read it with `Notification.headingAuthorizationStatus`.
     public static let headingAuthorizationDidChange = Notification.Name("HeadingKit.headingAuthorizationDidChange")
-    /// A source recovered or headings now come from another source; read it with ``Foundation/Notification/headingNotice``.
+    /// A source recovered or headings now come from another source; read it with `Notification.headingNotice`.
     public static let headingStatusDidChange = Notification.Name("HeadingKit.headingStatusDidChange")
 }

@@ -13,9 +13,9 @@ extension NotificationCenter {
     /// The model-layer center for headings: a dedicated instance, not `.default`.
     ///
     /// ``HeadingNotificationBridge`` posts every event of a ``HeadingProxy`` here as
-    /// ``Foundation/Notification/Name/headingDidUpdate``,
-    /// ``Foundation/Notification/Name/headingDidFail`` or
-    /// ``Foundation/Notification/Name/headingAuthorizationDidChange``, with the proxy as the
+    /// `Notification.Name.headingDidUpdate`,
+    /// `Notification.Name.headingDidFail` or
+    /// `Notification.Name.headingAuthorizationDidChange`, with the proxy as the
     /// notification's object. Observe with `addObserver` and the typed accessors on `Notification`,
     /// with ``addHeadingEventObserver(from:using:)``, with ``headingPublisher(from:)``, or with the
     /// async sequences ``headingEvents(from:bufferingPolicy:)`` and ``headings(from:bufferingPolicy:)``.
