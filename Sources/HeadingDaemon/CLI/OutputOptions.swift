@@ -25,9 +25,9 @@ struct OutputOptions: ParsableArguments {
 
     /// The options given, by configuration key (`--count` is not a setting: it belongs to one run).
     var settings: [String: ConfigContent] {
-        var values: [String: ConfigContent] = [:]
-        if let format { values["format"] = .string(format) }
-        if verbose { values["verbose"] = .bool(true) }
-        return values
+        optionSettings([
+            "format": format.map(ConfigContent.string),
+            "verbose": verbose ? .bool(true) : nil,
+        ])
     }
 }

@@ -53,13 +53,13 @@ struct ProcessingOptions: ParsableArguments {
 
     /// The options given, by configuration key.
     var settings: [String: ConfigContent] {
-        var values: [String: ConfigContent] = [:]
-        if let staleAfter { values["stale_after"] = .double(staleAfter) }
-        if let failBackHold { values["fail_back_hold"] = .double(failBackHold) }
-        if let disagreement { values["disagreement.threshold"] = .double(disagreement) }
-        if let disagreementHold { values["disagreement.hold"] = .double(disagreementHold) }
-        if let position { values["position"] = .string(position) }
-        if let filter { values["filter"] = .double(filter) }
-        return values
+        optionSettings([
+            "stale_after": staleAfter.map(ConfigContent.double),
+            "fail_back_hold": failBackHold.map(ConfigContent.double),
+            "disagreement.threshold": disagreement.map(ConfigContent.double),
+            "disagreement.hold": disagreementHold.map(ConfigContent.double),
+            "position": position.map(ConfigContent.string),
+            "filter": filter.map(ConfigContent.double),
+        ])
     }
 }

@@ -21,10 +21,10 @@ struct ReplayOptions: ParsableArguments {
 
     /// The options given, by configuration key.
     var settings: [String: ConfigContent] {
-        var values: [String: ConfigContent] = [:]
-        if let speed { values["replay.speed"] = .string(speed) }
-        if loop { values["replay.loop"] = .bool(true) }
-        if strict { values["replay.strict"] = .bool(true) }
-        return values
+        optionSettings([
+            "replay.speed": speed.map(ConfigContent.string),
+            "replay.loop": loop ? .bool(true) : nil,
+            "replay.strict": strict ? .bool(true) : nil,
+        ])
     }
 }

@@ -25,11 +25,11 @@ struct SimulationOptions: ParsableArguments {
 
     /// The options given, by configuration key.
     var settings: [String: ConfigContent] {
-        var values: [String: ConfigContent] = [:]
-        if let rate { values["simulation.rate"] = .double(rate) }
-        if let seed { values["simulation.seed"] = .int(seed) }
-        if let dropoutInterval { values["simulation.dropout_interval"] = .double(dropoutInterval) }
-        if let dropoutDuration { values["simulation.dropout_duration"] = .double(dropoutDuration) }
-        return values
+        optionSettings([
+            "simulation.rate": rate.map(ConfigContent.double),
+            "simulation.seed": seed.map(ConfigContent.int),
+            "simulation.dropout_interval": dropoutInterval.map(ConfigContent.double),
+            "simulation.dropout_duration": dropoutDuration.map(ConfigContent.double),
+        ])
     }
 }

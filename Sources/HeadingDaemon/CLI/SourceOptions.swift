@@ -26,9 +26,9 @@ struct SourceOptions: ParsableArguments {
 
     /// The options given, by configuration key.
     var settings: [String: ConfigContent] {
-        var values: [String: ConfigContent] = [:]
-        if !sources.isEmpty { values["source"] = .stringArray(sources) }
-        if let minimumCourseSpeed { values["min_course_speed"] = .double(minimumCourseSpeed) }
-        return values
+        optionSettings([
+            "source": sources.isEmpty ? nil : .stringArray(sources),
+            "min_course_speed": minimumCourseSpeed.map(ConfigContent.double),
+        ])
     }
 }

@@ -1,0 +1,69 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Configuration
+import Foundation
+import HeadingKit
+
+extension DaemonSettings {
+    /// Every key headingd reads, with its checks.
+    static let keys: [SettingKey] = [
+        SettingKey(name: "source", option: "--source", kind: .stringList) { content in
+            guard case .stringArray(let texts) = content, !texts.isEmpty else { return "must name at least one source" }
+            for text in texts {
+                if case .failure(let error) = SourceSpecification.parse(text) { return error.reason }
+            }
+            return nil
+        },
+        SettingKey(name: "format", option: "--format", kind: .string) { content in
+            guard case .string(let text) = content, OutputFormat(rawValue: text) != nil else { return "must be 'text' or 'json'" }
+            return nil
+        },
+        SettingKey(name: "filter", option: "--filter", kind: .double) { number($0, in: 0...180, "between 0 and 180 degrees") },
+        SettingKey(name: "min_course_speed", option: "--min-course-speed", kind: .double) { number($0, in: 0...1000, "between 0 and 1000 m/s") },
+        SettingKey(name: "verbose", option: "--verbose", kind: .bool),
+        SettingKey(name: "replay.speed", option: "--speed", kind: .string) { content in
+            guard case .string(let text) = content, ReplaySpeedSetting(argument: text) != nil else {
+                return "must be a multiple above 0 (\"10\") or \"max\""
+            }
+            return nil
+        },
+        SettingKey(name: "replay.loop", option: "--loop", kind: .bool),
+        SettingKey(name: "replay.strict", option: "--strict", kind: .bool),
+        SettingKey(name: "simulation.rate", option: "--rate", kind: .double) { number($0, in: 0.001...100_000, "above 0 and at most 100000 Hz") },
+        SettingKey(name: "simulation.seed", option: "--seed", kind: .integer) { content in
+            guard case .int(let seed) = content, seed >= 0 else { return "must be 0 or more" }
+            return nil
+        },
+        SettingKey(name: "simulation.dropout_interval", option: "--dropout-interval", kind: .double) { number($0, in: 0...86_400, "between 0 and 86400 s") },
+        SettingKey(name: "simulation.dropout_duration", option: "--dropout-duration", kind: .double) { number($0, in: 0.001...86_400, "above 0 s") },
+        SettingKey(name: "stale_after", option: "--stale-after", kind: .double) { number($0, in: 0.01...3600, "between 0.01 and 3600 seconds") },
+        SettingKey(name: "fail_back_hold", option: "--fail-back-hold", kind: .double) { number($0, in: 0...3600, "between 0 and 3600 seconds") },
+        SettingKey(name: "disagreement.threshold", option: "--disagreement", kind: .double) { number($0, in: 0...180, "between 0 (never) and 180 degrees") },
+        SettingKey(name: "disagreement.hold", option: "--disagreement-hold", kind: .double) { number($0, in: 0...3600, "between 0 and 3600 seconds") },
+        SettingKey(name: "position", option: "--position", kind: .string) { content in
+            guard case .string(let text) = content, parsePosition(text) != nil else {
+                return "must be LATITUDE,LONGITUDE[,ALTITUDE], such as 54.32,10.14 (degrees North within ±90 and East within ±180, metres above the ellipsoid from -1000 to 100000)"
+            }
+            return nil
+        },
+    ]
+
+    /// A position written `LATITUDE,LONGITUDE[,ALTITUDE]`: latitude within ±90°, longitude within
+    /// ±180°, altitude from −1 km to 100 km (the World Magnetic Model's own range is −1 km to 850 km;
+    /// a vessel is far below its top).
+    static func parsePosition(_ text: String) -> GeographicPosition? {
+        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard (2...3).contains(numbers.count), let latitude = numbers[0], let longitude = numbers[1],
+            (-90...90).contains(latitude), (-180...180).contains(longitude)
+        else { return nil }
+        let altitude = numbers.count == 3 ? numbers[2] : nil
+        if numbers.count == 3 { guard let altitude, (-1000...100_000).contains(altitude) else { return nil } }
+        return GeographicPosition(latitude: latitude, longitude: longitude, altitude: altitude)
+    }
+
+    fileprivate static func number(_ content: ConfigContent, in range: ClosedRange<Double>, _ phrase: String) -> String? {
+        guard case .double(let value) = content, value.isFinite, range.contains(value) else { return "must be \(phrase)" }
+        return nil
+    }
+}

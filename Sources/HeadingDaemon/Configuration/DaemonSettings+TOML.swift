@@ -1,0 +1,36 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import HeadingKit
+
+extension DaemonSettings {
+    /// The settings as a TOML document, for `--check-config`.
+    var tomlDescription: String {
+        func quoted(_ text: String) -> String { HeadingLineFormatter.quoted(text) }
+        return """
+            source = [\(sources.map { quoted($0.description) }.joined(separator: ", "))]
+            format = \(quoted(format.rawValue))
+            filter = \(filter)
+            min_course_speed = \(minimumCourseSpeed)
+            verbose = \(verbose)
+            stale_after = \(staleAfter)
+            fail_back_hold = \(failBackHold)
+            \(position.map { "position = \(quoted($0.description))" } ?? "# position: none (the sources' fixes only)")
+
+            [replay]
+            speed = \(quoted(replaySpeed.speed == .flatOut ? "max" : replaySpeed.multiplierDescription))
+            loop = \(replayLoops)
+            strict = \(replayStrict)
+
+            [simulation]
+            rate = \(rate)
+            seed = \(seed)
+            dropout_interval = \(dropoutInterval)
+            dropout_duration = \(dropoutDuration)
+
+            [disagreement]
+            threshold = \(disagreementThreshold)
+            hold = \(disagreementHold)
+            """
+    }
+}
