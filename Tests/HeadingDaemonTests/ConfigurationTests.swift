@@ -82,7 +82,7 @@ struct ConfigurationTests {
         let directory = try Directory(main: "", dropIns: ["50-bad.toml": "[replay]\nspeed = \"warp\"\n"])
         let daemon = try await DaemonProcess.run(["--check-config", directory.mainFile])
         #expect(daemon.terminationStatus == 78)
-        #expect(daemon.errors.contains("conf.d/50-bad.toml: key 'replay.speed': must be a multiple above 0"))
+        #expect(daemon.errors.contains("conf.d/50-bad.toml: key 'replay.speed': must be a multiple from 0.001"))
     }
 
     @Test(arguments: [

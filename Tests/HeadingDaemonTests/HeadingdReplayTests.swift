@@ -8,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct HeadingdReplayTests {
     /// A recording in `Tests/Fixtures/gpsd-logs` (see the README there for sources and licence).
-    private static func gpsdLog(_ name: String) -> String {
+    static func gpsdLog(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/gpsd-logs/\(name)").path
     }

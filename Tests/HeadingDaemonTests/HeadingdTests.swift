@@ -138,3 +138,19 @@ struct HeadingdTests {
         #expect(daemon.output.contains("simulation"))
     }
 }
+
+/// Standard output that cannot be written: an error and a non-zero exit, never a silent success.
+@Suite(.timeLimit(.minutes(1)))
+struct HeadingdOutputFailureTests {
+    @Test(arguments: [
+        ["--count", "100", "--rate", "1000"],
+        ["--source", "replay:\(HeadingdReplayTests.gpsdLog("rst39.log"))", "--speed", "max"],
+    ])
+    func aFullStandardOutputExits74NamingTheReason(arguments: [String]) async throws {
+        // The shell opens /dev/full as headingd's standard output, as a full disk would refuse it.
+        let quoted = arguments.map { "'\($0)'" }.joined(separator: " ")
+        let run = try await Command.run("/bin/sh", ["-c", "exec '\(DaemonProcess.executableURL.path)' \(quoted) > /dev/full"])
+        #expect(run.status == 74, "stderr: \(run.errors)")
+        #expect(run.errors.contains("headingd: cannot write headings to standard output: No space left on device"))
+    }
+}

@@ -163,6 +163,11 @@ struct NMEADecoderTests {
         ("$PASHR,204132.000,010.51,T,+00.39,-95.00,-00.84,0.151,0.075,0.555,1,0", "field 5 (pitch) -95.00 is outside -90.0…90.0"),
         ("$GPZDA,253913.00,07,09,2018,00,00", "field 1 (time) '253913.00' is not a time of day"),
         ("$GPZDA,193913.00,32,09,2018,00,00", "date 2018-9-32 is not a valid date"),
+        // Numbers beyond Int: refused, never a trap on the conversion.
+        ("$GPZDA,193913.00,07,09,9999999999999999999,00,00", "date 1e+19-9-7 is not a valid date"),
+        ("$GPZDA,193913.00,07,09,-9999999999999999999,00,00", "date -1e+19-9-7 is not a valid date"),
+        ("$GPZDA,193913.00,99999999999999999999,09,2018,00,00", "date 2018-9-1e+20 is not a valid date"),
+        ("$GPZDA,193913.00,07.5,09,2018,00,00", "date 2018-9-7.5 is not a valid date"),
     ])
     func valuesOutOfRangeAreRejected(line: String, reason: String) {
         let error = #expect(throws: LineDecodingError.self) { try decode(line) }

@@ -32,6 +32,17 @@ struct ReplayHeadingSourceTests {
         #expect(summary.lines == 755)
     }
 
+    @Test func aRecordingWithCarriageReturnsAloneGivesEveryHeading() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-cr-\(UUID().uuidString).nmea").path
+        let sentences = (0..<100).map { "$GPHDT,\(Double($0) + 0.5),T" }
+        try Data(sentences.joined(separator: "\r").utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (events, summary) = await replay(path)
+        #expect(events.compactMap(\.heading).map(\.trueHeading) == (0..<100).map { Double($0) + 0.5 })
+        #expect(summary.lines == 100)
+        #expect(summary.skippedLines == 0)
+    }
+
     @Test func rst39GivesItsPASHRRunAndCourseOverGround() async {
         let (events, _) = await replay(Fixtures.gpsdLog("rst39.log"))
         let headings = events.compactMap(\.heading)

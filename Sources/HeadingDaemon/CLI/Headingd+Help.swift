@@ -47,6 +47,7 @@ extension Headingd {
         Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
         78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \
         or an option; 65 with --strict when any line was \
-        skipped or the file is in an unsupported (binary) format; 66 when the file cannot be read.
+        skipped or the file is in an unsupported (binary) format; 66 when the file cannot be read; 74 when \
+        headings cannot be written to standard output.
         """
 }

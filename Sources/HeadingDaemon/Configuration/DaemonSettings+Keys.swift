@@ -24,7 +24,7 @@ extension DaemonSettings {
         SettingKey(name: "verbose", option: "--verbose", kind: .bool),
         SettingKey(name: "replay.speed", option: "--speed", kind: .string) { content in
             guard case .string(let text) = content, ReplaySpeedSetting(argument: text) != nil else {
-                return "must be a multiple above 0 (\"10\") or \"max\""
+                return "must be a multiple from 0.001 to 1000000 (\"10\") or \"max\""
             }
             return nil
         },

@@ -12,13 +12,13 @@ struct ReplaySpeedSetting: Equatable, Sendable {
     /// - Parameter speed: The speed.
     init(speed: ReplayHeadingSource.Speed) { self.speed = speed }
 
-    /// Parses `max` or a multiple above 0, such as `10` or `0.5`; `nil` for anything else.
+    /// Parses `max` or a multiple from 0.001 to 1000000, such as `10` or `0.5`; `nil` for anything else.
     /// - Parameter argument: The text.
     init?(argument: String) {
         if argument == "max" {
             speed = .flatOut
         } else if argument.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let multiplier = Double(argument),
-            multiplier > 0, multiplier.isFinite
+            (0.001...1_000_000).contains(multiplier)
         {
             speed = .recorded(multiplier: multiplier)
         } else {

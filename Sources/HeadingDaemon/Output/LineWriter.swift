@@ -43,18 +43,25 @@ struct LineWriter: Sendable {
 
     /// Writes `line` and a newline, retrying after interruptions and partial writes.
     ///
-    /// A write that fails (a closed pipe, a full disk) is abandoned: there is nowhere to report it.
-    /// - Parameter line: The line, without its newline.
-    func write(_ line: String, priority: Priority = .info) {
+    /// A write that fails (a full disk, `/dev/full`) is abandoned and its error returned: the
+    /// caller decides whether that ends headingd (headings) or not (diagnostics).
+    /// - Parameters:
+    ///   - line: The line, without its newline.
+    ///   - priority: Its syslog priority, for journald.
+    /// - Returns: The error of a write that failed, or `nil` when the line was written.
+    @discardableResult
+    func write(_ line: String, priority: Priority = .info) -> WriteError? {
         var text = Self.usesJournalPriorities ? priority.prefix + line : line
         text.append("\n")
-        text.withUTF8 { write($0) }
+        return text.withUTF8 { write($0) }
     }
 
     /// Writes bytes as they are, all of them unless the descriptor fails.
     /// - Parameter bytes: The bytes.
-    func write(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress else { return }
+    /// - Returns: The error of a write that failed, or `nil` when every byte was written.
+    @discardableResult
+    func write(_ bytes: UnsafeBufferPointer<UInt8>) -> WriteError? {
+        guard let base = bytes.baseAddress else { return nil }
         var offset = 0
         while offset < bytes.count {
             let written = Self.systemWrite(fileDescriptor, base + offset, bytes.count - offset)
@@ -63,9 +70,18 @@ struct LineWriter: Sendable {
             } else if written < 0 && errno == EINTR {
                 continue
             } else {
-                return
+                return WriteError(errorNumber: written < 0 ? errno : EIO)
             }
         }
+        return nil
+    }
+
+    /// Why a write failed, with the system's error number.
+    struct WriteError: Error, Sendable, CustomStringConvertible {
+        /// The `errno` of the failed `write(2)`.
+        let errorNumber: Int32
+        /// The system's words for it, such as `No space left on device`.
+        var description: String { String(cString: strerror(errorNumber)) }
     }
 
     #if canImport(Glibc)

@@ -26,23 +26,27 @@ final class OutputBuffer: Sendable {
     deinit { flush() }
 
     /// Adds a line (a newline is added); writes the block when it is full.
-    func append(_ line: String) {
+    /// - Returns: The error of a block write that failed, or `nil`.
+    @discardableResult
+    func append(_ line: String) -> LineWriter.WriteError? {
         bytes.withLock { bytes in
             if LineWriter.usesJournalPriorities { bytes.append(contentsOf: LineWriter.Priority.info.prefix.utf8) }
             bytes.append(contentsOf: line.utf8)
             bytes.append(0x0A)
-            if bytes.count >= capacity { write(&bytes) }
+            return bytes.count >= capacity ? write(&bytes) : nil
         }
     }
 
     /// Writes whatever is collected.
-    func flush() {
+    /// - Returns: The error of a write that failed, or `nil`.
+    @discardableResult
+    func flush() -> LineWriter.WriteError? {
         bytes.withLock { write(&$0) }
     }
 
-    private func write(_ bytes: inout [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        bytes.withUnsafeBufferPointer { writer.write($0) }
-        bytes.removeAll(keepingCapacity: true)
+    private func write(_ bytes: inout [UInt8]) -> LineWriter.WriteError? {
+        guard !bytes.isEmpty else { return nil }
+        defer { bytes.removeAll(keepingCapacity: true) }
+        return bytes.withUnsafeBufferPointer { writer.write($0) }
     }
 }

@@ -20,6 +20,8 @@ final class StdoutHeadingLog: Service, Sendable {
     private let buffer: OutputBuffer?
     private let errors: LineWriter
     private let printed = Mutex(0)
+    /// The first failed write of a heading line: headings are no longer reaching standard output.
+    private let failedWrite = Mutex<LineWriter.WriteError?>(nil)
     private let reachedLimit: AsyncStream<Void>
     private let limitContinuation: AsyncStream<Void>.Continuation
     /// The observer token; immutable after init, and `removeObserver` is thread-safe.
@@ -63,6 +65,10 @@ final class StdoutHeadingLog: Service, Sendable {
     /// The number of headings printed so far.
     var headingCount: Int { printed.withLock { $0 } }
 
+    /// Why heading lines could not be written, once one could not: the log has then ended, and
+    /// headingd exits with ``ExitStatus/outputError``.
+    var writeError: LineWriter.WriteError? { failedWrite.withLock { $0 } }
+
     /// Waits until the limit is reached or headingd shuts down.
     func run() async {
         await withGracefulShutdownHandler {
@@ -70,7 +76,18 @@ final class StdoutHeadingLog: Service, Sendable {
         } onGracefulShutdown: {
             self.limitContinuation.finish()
         }
-        buffer?.flush()
+        if let error = buffer?.flush() { recordWriteError(error) }
+    }
+
+    /// Records the first failed heading write, says so on standard error, and ends the log.
+    private func recordWriteError(_ error: LineWriter.WriteError) {
+        let isFirst = failedWrite.withLock { failed in
+            defer { if failed == nil { failed = error } }
+            return failed == nil
+        }
+        guard isFirst else { return }
+        errors.write("headingd: cannot write headings to standard output: \(error)", priority: .error)
+        limitContinuation.finish()
     }
 
     /// Prints one event; returns whether the limit is now reached.
@@ -82,24 +99,29 @@ final class StdoutHeadingLog: Service, Sendable {
                 count += 1
                 return count
             }
-            guard let position else { return true }
+            guard let position, writeError == nil else { return true }
             let line = formatter.line(for: heading)
             let isLast = limit.map { position >= $0 } ?? false
+            let error: LineWriter.WriteError?
             if let buffer {
-                buffer.append(line)
-                if isLast { buffer.flush() }
+                error = buffer.append(line) ?? (isLast ? buffer.flush() : nil)
             } else {
-                output.write(line)
+                error = output.write(line)
+            }
+            if let error {
+                printed.withLock { $0 -= 1 }
+                recordWriteError(error)
+                return true
             }
             return isLast
         case .fault(let fault):
-            buffer?.flush()  // the headings before a fault come out before it
+            if let error = buffer?.flush() { recordWriteError(error) }  // the headings before a fault come out before it
             errors.write("headingd: fault: \(fault)", priority: .warning)
         case .authorizationChanged(let status):
-            buffer?.flush()
+            if let error = buffer?.flush() { recordWriteError(error) }
             errors.write("headingd: authorization: \(status)", priority: status == .authorized ? .info : .warning)
         case .notice(let notice):
-            buffer?.flush()
+            if let error = buffer?.flush() { recordWriteError(error) }
             errors.write("headingd: notice: \(notice)", priority: .notice)
         }
         return false

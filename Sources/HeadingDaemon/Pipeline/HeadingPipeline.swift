@@ -25,12 +25,15 @@ struct HeadingPipeline {
     let processor: HeadingProcessor
     /// Posts the processor's events on `NotificationCenter.heading`, which the consumers observe.
     let bridge: HeadingNotificationBridge
+    /// Prints headings on standard output, and faults and notices on standard error.
+    let log: StdoutHeadingLog
 
-    /// Builds the pipeline; nothing runs until ``run(reloader:notifySocket:headingLimit:logger:)``.
+    /// Builds the pipeline; nothing runs until ``run(reloader:notifySocket:logger:)``.
     /// - Parameters:
     ///   - settings: The effective settings.
+    ///   - headingLimit: Ends the run after this many headings (`--count`).
     ///   - logger: The proxies' logger.
-    init(settings: DaemonSettings, logger: Logger) {
+    init(settings: DaemonSettings, headingLimit: Int?, logger: Logger) {
         self.settings = settings
         sources = settings.sources.map { $0.makeSource(settings: settings) }
         // The heading filter is the processor's: filtered in a proxy, a steady heading would look stale.
@@ -39,6 +42,9 @@ struct HeadingPipeline {
             inputs: Array(zip(proxies, settings.sources.map(\.installation))), configuration: settings.processorConfiguration
         )
         bridge = HeadingNotificationBridge(processor: processor, center: .heading)
+        // Only a lone flat-out replay batches its output; a live source beside it must not wait for a block.
+        let isFlatOutReplay = sources.count == 1 && sources.first is ReplayHeadingSource && settings.replaySpeed.speed == .flatOut
+        log = StdoutHeadingLog(center: .heading, format: settings.format, limit: headingLimit, batchesOutput: isFlatOutReplay)
     }
 
     /// The replay sources among the sources.
@@ -48,15 +54,14 @@ struct HeadingPipeline {
     /// - Parameters:
     ///   - reloader: Ends the run when SIGHUP brings a valid configuration.
     ///   - notifySocket: systemd's socket, when under systemd.
-    ///   - headingLimit: Ends the run after this many headings (`--count`).
     ///   - logger: The service group's logger.
-    func run(reloader: ConfigurationReloader, notifySocket: NotifySocket?, headingLimit: Int?, logger: Logger) async throws {
+    func run(reloader: ConfigurationReloader, notifySocket: NotifySocket?, logger: Logger) async throws {
         defer { bridge.cancel() }
         processor.start()
         defer { processor.stop() }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: services(reloader: reloader, notifySocket: notifySocket, headingLimit: headingLimit),
+                services: services(reloader: reloader, notifySocket: notifySocket),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
@@ -67,13 +72,8 @@ struct HeadingPipeline {
 
     /// The consumers and the stages that run, in start order; they shut down in reverse, so the
     /// proxies stop their sources first.
-    private func services(
-        reloader: ConfigurationReloader, notifySocket: NotifySocket?, headingLimit: Int?
-    ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    private func services(reloader: ConfigurationReloader, notifySocket: NotifySocket?) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let replays = replays
-        // Only a lone flat-out replay batches its output; a live source beside it must not wait for a block.
-        let isFlatOutReplay = sources.count == 1 && replays.count == 1 && settings.replaySpeed.speed == .flatOut
-        let log = StdoutHeadingLog(center: .heading, format: settings.format, limit: headingLimit, batchesOutput: isFlatOutReplay)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log"),
             .init(service: reloader, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "configuration reloader"),
@@ -109,12 +109,13 @@ struct HeadingPipeline {
         return services
     }
 
-    /// Prints each replay's summary on standard error and decides the exit status from how they
-    /// ended: the worst wins.
+    /// Prints each replay's summary on standard error and decides the exit status from how the
+    /// replays ended and whether the headings could be written: the worst wins.
     /// - Parameter strict: Whether a skipped line or an unsupported format fails the run (`--strict`).
-    /// - Returns: ``ExitStatus/success``, ``ExitStatus/dataError`` or ``ExitStatus/noInput``.
+    /// - Returns: ``ExitStatus/success``, ``ExitStatus/dataError``, ``ExitStatus/noInput`` or
+    ///   ``ExitStatus/outputError``.
     func exitStatus(strict: Bool) -> ExitStatus {
-        var status = ExitStatus.success
+        var status = log.writeError == nil ? ExitStatus.success : .outputError
         for replay in replays {
             let summary = replay.summary
             let path = replay.configuration.path

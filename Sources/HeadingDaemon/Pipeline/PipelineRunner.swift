@@ -26,8 +26,8 @@ struct PipelineRunner: Sendable {
             let reloader = ConfigurationReloader(notifySocket: notifySocket) { () throws(ConfigurationError) in
                 try loader.load().settings
             }
-            let pipeline = HeadingPipeline(settings: current, logger: logger)
-            try await pipeline.run(reloader: reloader, notifySocket: notifySocket, headingLimit: headingLimit, logger: logger)
+            let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, logger: logger)
+            try await pipeline.run(reloader: reloader, notifySocket: notifySocket, logger: logger)
             guard let next = reloader.pendingSettings else { return pipeline.exitStatus(strict: current.replayStrict) }
             current = next
         }

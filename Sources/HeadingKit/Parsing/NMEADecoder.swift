@@ -242,8 +242,11 @@ public enum NMEADecoder {
     }
 
     private static func dayStart(year: Double, month: Double, day: Double) throws(LineDecodingError) -> Double {
-        guard (1980...2200).contains(year), (1...12).contains(month), (1...31).contains(day) else {
-            throw .outOfRange("date \(Int(year))-\(Int(month))-\(Int(day)) is not a valid date")
+        // Whole numbers in range before any conversion to Int: a field of 19 digits must be refused, not trap.
+        guard (1980...2200).contains(year), (1...12).contains(month), (1...31).contains(day),
+            year == year.rounded(.down), month == month.rounded(.down), day == day.rounded(.down)
+        else {
+            throw .outOfRange("date \(wholeNumber(year))-\(wholeNumber(month))-\(wholeNumber(day)) is not a valid date")
         }
         // Days from 1970-01-01 to the date (proleptic Gregorian; Howard Hinnant's days_from_civil).
         let y = Int(year) - (month <= 2 ? 1 : 0)
@@ -253,6 +256,11 @@ public enum NMEADecoder {
         let dayOfYear = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int(day) - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return Double(era * 146_097 + dayOfEra - 719_468) * 86_400
+    }
+
+    /// A number as a date field shows it: without a fraction when it has none and fits an `Int`.
+    private static func wholeNumber(_ value: Double) -> String {
+        Int(exactly: value).map(String.init) ?? "\(value)"
     }
 
     // MARK: Fields

@@ -8,7 +8,8 @@ import Darwin
 #endif
 
 /// Reads a file's lines in fixed-size chunks, so memory stays bounded whatever the line length:
-/// a line longer than the limit is reported with its length, and its content is not kept.
+/// a line longer than the limit is reported with its length, and its content is not kept. A line
+/// ends at LF, CR or CRLF (old Mac tools and some loggers write CR alone).
 final class BoundedLineReader {
     /// One line, or the report of an overlong one.
     enum Line {
@@ -31,6 +32,8 @@ final class BoundedLineReader {
     private var chunkEnd = 0
     private var isAtEnd = false
     private var lineNumber = 0
+    /// The last line ended at a CR: a LF right after it belongs to the same line end.
+    private var endedAtCarriageReturn = false
     /// The current line's bytes (for ``Line/text(number:)``).
     private(set) var line: [UInt8] = []
 
@@ -75,20 +78,31 @@ final class BoundedLineReader {
                 try fill()
                 continue
             }
-            let available = chunkEnd - chunkStart
-            let end = chunk.withUnsafeBufferPointer { buffer -> Int? in
-                memchr(buffer.baseAddress! + chunkStart, Int32(UInt8(ascii: "\n")), available).map {
-                    buffer.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+            if endedAtCarriageReturn {
+                endedAtCarriageReturn = false
+                if chunk[chunkStart] == Self.lineFeed {
+                    chunkStart += 1
+                    continue
                 }
+            }
+            let (start, limit) = (chunkStart, chunkEnd)
+            let end = chunk.withUnsafeBufferPointer { buffer in
+                buffer[start..<limit].firstIndex { $0 == Self.lineFeed || $0 == Self.carriageReturn }
             }
             let stop = end ?? chunkEnd
             let piece = stop - chunkStart
             if length + piece <= maximumLineLength { line.append(contentsOf: chunk[chunkStart..<stop]) }
             length += piece
             chunkStart = end.map { $0 + 1 } ?? chunkEnd
-            if end != nil { return finish(length: length) }
+            if let end {
+                endedAtCarriageReturn = chunk[end] == Self.carriageReturn
+                return finish(length: length)
+            }
         }
     }
+
+    private static let lineFeed = UInt8(ascii: "\n")
+    private static let carriageReturn = UInt8(ascii: "\r")
 
     private func finish(length: Int) -> Line {
         lineNumber += 1
