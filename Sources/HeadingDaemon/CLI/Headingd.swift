@@ -43,6 +43,7 @@ struct Headingd: AsyncParsableCommand {
             return
         }
         bootstrapLogging(verbose: settings.verbose)
+        StopDeadline.arm()
         let runner = PipelineRunner(loader: loader, headingLimit: outputOptions.count, logger: Logger(label: "headingd"))
         let status = try await runner.run(settings)
         if status != .success { throw ExitCode(status.rawValue) }

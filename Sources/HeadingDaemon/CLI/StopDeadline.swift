@@ -1,0 +1,57 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Makes SIGTERM and SIGINT end headingd within a bound, whatever its threads are doing.
+///
+/// The graceful shutdown (ServiceLifecycle) runs on the cooperative thread pool; a thread stuck
+/// in a blocking `read(2)` (a replay of a FIFO no one writes) or `write(2)` (standard output to a
+/// pipe no one reads) never lets it finish. This watch runs on a dispatch queue of its own: the
+/// first signal starts the clock, and if headingd is still running when ``limit`` has passed, or
+/// at a second signal, it says so (without blocking) and ends the process with the signal's
+/// default action, as an unhandled SIGTERM would. Data in flight may be lost; the ability to stop
+/// never is.
+enum StopDeadline {
+    /// How long the graceful shutdown may take: well inside systemd's stop timeout, and longer
+    /// than any stage needs when nothing is stuck (the gpsd reader closes within its 250 ms read timeout).
+    static let limit = DispatchTimeInterval.milliseconds(1500)
+
+    /// The signal sources; kept for the life of the process.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+
+    /// Starts watching SIGTERM and SIGINT. Call once, before the service group installs its own
+    /// handlers (both receive every signal).
+    static func arm() {
+        let queue = DispatchQueue(label: "headingd.stop-deadline")
+        var signalled = 0
+        for number in [SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)  // dispatch sources need the default action off
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                signalled += 1
+                if signalled > 1 { forceExit(number, reason: "a second signal") }
+                queue.asyncAfter(deadline: .now() + limit) {
+                    forceExit(number, reason: "the shutdown did not finish within 1.5 s")
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// Ends the process now, with the signal's default action.
+    private static func forceExit(_ number: Int32, reason: String) {
+        // Standard error may be the blocked pipe itself: one write that cannot block, then go.
+        let message = "headingd: stopping at once: \(reason); a blocked read or write was abandoned\n"
+        let flags = fcntl(2, F_GETFL)
+        if flags >= 0 { _ = fcntl(2, F_SETFL, flags | O_NONBLOCK) }
+        _ = message.withCString { write(2, $0, strlen($0)) }
+        signal(number, SIG_DFL)
+        raise(number)
+        _exit(128 + number)
+    }
+}
