@@ -7,7 +7,15 @@ import CGPS
 import Glibc
 #endif
 
-/// One libgps connection to gpsd, watching JSON and raw NMEA: opened, read line by line, closed.
+/// One connection to gpsd, watching JSON and raw NMEA: opened and watched through libgps, read
+/// line by line by headingd itself, closed through libgps.
+///
+/// libgps is used only for what it does safely — `gps_open`, `gps_stream` (the `?WATCH` request)
+/// and `gps_close`. Its reader, `gps_read`, is never called: libgps 3.22's JSON parser loops
+/// forever on a `DEVICES` report listing more than four devices or a very long device path, so
+/// gpsd's bytes go to headingd's own bounded line splitter and decoder instead. Memory stays
+/// bounded (a line over ``messageCapacity`` is reported by its length and dropped), and a gpsd that
+/// drips a byte at a time wakes the reader once per byte, never spins it.
 ///
 /// Not Sendable: libgps's `gps_data_t` belongs to the one thread that reads it
 /// (``GPSDHeadingSource``'s reader thread). libgps sends with `write(2)`, so a write to a gpsd
@@ -24,8 +32,21 @@ final class GPSDConnection {
     /// The longest message kept; gpsd's own limit for a JSON report is 10 KiB.
     static let messageCapacity = 16 * 1024
 
+    /// One line gpsd sent, or the length of one too long to keep.
+    enum Message {
+        /// A JSON report or an NMEA sentence, without its line end; valid only during the call.
+        case line(UnsafeBufferPointer<UInt8>)
+        /// A line longer than ``GPSDConnection/messageCapacity``, with its length in bytes.
+        case overlong(length: Int)
+    }
+
     private let data: UnsafeMutablePointer<gps_data_t>
-    private var message: [CChar]
+    /// The current line, up to ``messageCapacity`` bytes.
+    private var line: [UInt8] = []
+    /// The current line's full length, which may exceed what `line` keeps.
+    private var lineLength = 0
+    /// What one `read(2)` brings.
+    private var chunk = [UInt8](repeating: 0, count: 4096)
     private var isOpen = false
 
     /// Connects to gpsd and asks it to stream JSON reports and raw NMEA.
@@ -34,7 +55,7 @@ final class GPSDConnection {
     init(endpoint: GPSDEndpoint) throws(Failure) {
         data = .allocate(capacity: 1)
         data.initialize(to: gps_data_t())
-        message = [CChar](repeating: 0, count: Self.messageCapacity)
+        line.reserveCapacity(Self.messageCapacity)
         let status = gps_open(endpoint.host, String(endpoint.port), data)
         // libgps replaces errno with its own NL_* code (negative): the system's reason is lost,
         // so a refused connection is tried once more without libgps to learn it.
@@ -64,6 +85,10 @@ final class GPSDConnection {
             close()
             throw Failure(reason: "gpsd at \(endpoint.host):\(endpoint.port) refused the watch request", isAccessDenied: false)
         }
+        // Read without blocking: the reader waits in poll(2), with its own timeout.
+        let descriptor = data.pointee.gps_fd
+        let descriptorFlags = fcntl(descriptor, F_GETFL)
+        if descriptorFlags >= 0 { _ = fcntl(descriptor, F_SETFL, descriptorFlags | O_NONBLOCK) }
     }
 
     deinit {
@@ -71,36 +96,53 @@ final class GPSDConnection {
         data.deallocate()
     }
 
-    /// Whether a message is waiting, after at most `timeout` microseconds.
+    /// Whether bytes are waiting, after at most `timeout` microseconds.
     func waitForMessage(timeout microseconds: Int32) -> Bool {
-        gps_waiting(data, microseconds)
+        var request = pollfd(fd: data.pointee.gps_fd, events: Int16(POLLIN), revents: 0)
+        return poll(&request, 1, max(0, microseconds / 1000)) > 0
     }
 
-    /// Reads one message (a JSON report or an NMEA sentence) and hands its bytes, without the line
-    /// ending, to `body`; returns `false` without calling `body` when no complete line was there.
+    /// Reads what gpsd has sent (one `read(2)`) and hands each complete line to `body`, in order.
+    /// A partial line is kept for the next call.
+    /// - Parameter body: Called once per complete line.
     /// - Throws: ``Failure`` when the connection closed or broke.
-    func readMessage(_ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(Failure) -> Bool {
-        data.pointee.set = 0  // cumulative in libgps: cleared before each read
-        message[0] = 0
-        errno = 0
-        let status = message.withUnsafeMutableBufferPointer { buffer in
-            gps_read(data, buffer.baseAddress, Int32(buffer.count))
-        }
-        if status < 0 {
+    func readMessages(_ body: (Message) -> Void) throws(Failure) {
+        let count = chunk.withUnsafeMutableBufferPointer { read(data.pointee.gps_fd, $0.baseAddress, $0.count) }
+        if count == 0 { throw Failure(reason: "connection to gpsd closed", isAccessDenied: false) }
+        if count < 0 {
             let error = errno
-            var reason = "connection to gpsd closed"
-            if error != 0 { reason += ": \(String(cString: strerror(error)))" }
-            throw Failure(reason: reason, isAccessDenied: false)
+            if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return }
+            throw Failure(reason: "connection to gpsd closed: \(String(cString: strerror(error)))", isAccessDenied: false)
         }
-        return message.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: UInt8.self) { bytes in
-                var length = strnlen(buffer.baseAddress!, bytes.count)
-                while length > 0, bytes[length - 1] == 0x0A || bytes[length - 1] == 0x0D { length -= 1 }
-                guard length > 0 else { return false }
-                body(UnsafeBufferPointer(rebasing: bytes[0..<length]))
-                return true
-            }
+        var start = 0
+        for index in 0..<count where chunk[index] == 0x0A {
+            append(chunk[start..<index])
+            deliverLine(body)
+            start = index + 1
         }
+        append(chunk[start..<count])
+    }
+
+    /// Adds bytes to the current line, keeping at most ``messageCapacity`` of them.
+    private func append(_ bytes: ArraySlice<UInt8>) {
+        let room = Self.messageCapacity - line.count
+        if room > 0 { line.append(contentsOf: bytes.prefix(room)) }
+        lineLength += bytes.count
+    }
+
+    /// Hands the current line to `body` (without its CR) and starts the next.
+    private func deliverLine(_ body: (Message) -> Void) {
+        defer {
+            line.removeAll(keepingCapacity: true)
+            lineLength = 0
+        }
+        if lineLength > Self.messageCapacity {
+            body(.overlong(length: lineLength))
+            return
+        }
+        while let last = line.last, last == 0x0D { line.removeLast() }
+        guard !line.isEmpty else { return }
+        line.withUnsafeBufferPointer { body(.line($0)) }
     }
 
     /// Why a TCP connection to `host:port` fails, as the system says (`ECONNREFUSED`, `EACCES`,

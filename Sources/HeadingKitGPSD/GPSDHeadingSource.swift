@@ -44,6 +44,11 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         public var readTimeout: Duration
         /// The delays between connection attempts.
         public var backoff: ReconnectBackoff
+        /// How long gpsd may take to answer the watch request after accepting the connection; one
+        /// that has not answered by then (silent, or dripping bytes) is a `sourceUnavailable` fault,
+        /// and the source reconnects. Default 5 s. Once watching, silence is the device's, not
+        /// gpsd's: a `HeadingProcessor` calls that stale.
+        public var answerTimeout: Duration
 
         /// Creates a configuration.
         /// - Parameters:
@@ -52,18 +57,21 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         ///   - minimumCourseSpeed: Minimum speed for course over ground, m/s. Default 0.5.
         ///   - readTimeout: How long one wait for a message lasts. Default 250 ms.
         ///   - backoff: The delays between connection attempts. Default 0.25 s doubling to 5 s, ±20 %.
+        ///   - answerTimeout: How long gpsd may take to answer the watch request. Default 5 s.
         public init(
             endpoint: GPSDEndpoint = .default,
             sourceName: String? = nil,
             minimumCourseSpeed: Double = 0.5,
             readTimeout: Duration = .milliseconds(250),
-            backoff: ReconnectBackoff = ReconnectBackoff()
+            backoff: ReconnectBackoff = ReconnectBackoff(),
+            answerTimeout: Duration = .seconds(5)
         ) {
             self.endpoint = endpoint
             self.sourceName = sourceName ?? endpoint.description
             self.minimumCourseSpeed = minimumCourseSpeed
             self.readTimeout = readTimeout
             self.backoff = backoff
+            self.answerTimeout = answerTimeout
         }
     }
 
@@ -265,24 +273,39 @@ private struct GPSDReader: Sendable {
             attempt += 1
             source()?.setConnectionState(.connecting(attempt: attempt))
             let failure: GPSDConnection.Failure
-            do {
+            do throws(GPSDConnection.Failure) {
                 let connection = try GPSDConnection(endpoint: configuration.endpoint)
                 source()?.systemAuthorization(.authorized)
                 decoder.restart()
                 var messageNumber = 0
                 var isWatching = false
                 defer { connection.close() }
+                let connectedAt = ContinuousClock.now
                 while !signal.isStopped {
-                    guard connection.waitForMessage(timeout: timeout) else { continue }
-                    _ = try connection.readMessage { bytes in
-                        messageNumber += 1
-                        if !isWatching, bytes.starts(with: Self.watchReply) {
-                            isWatching = true
-                            attempt = 0
-                            backoff.reset()
-                            source()?.setConnectionState(.watching)
+                    if connection.waitForMessage(timeout: timeout) {
+                        try connection.readMessages { message in
+                            messageNumber += 1
+                            switch message {
+                            case .line(let bytes):
+                                if !isWatching, bytes.starts(with: Self.watchReply) {
+                                    isWatching = true
+                                    attempt = 0
+                                    backoff.reset()
+                                    source()?.setConnectionState(.watching)
+                                }
+                                deliver(decoder.decode(bytes, number: messageNumber, receivedAt: Date()).report)
+                            case .overlong(let length):
+                                deliver(decoder.overlongLine(length: length, number: messageNumber, receivedAt: Date()).report)
+                            }
                         }
-                        deliver(decoder.decode(bytes, number: messageNumber, receivedAt: Date()).report)
+                    }
+                    // A gpsd answers ?WATCH at once; one that has not, within the bound, is not serving.
+                    if !isWatching, ContinuousClock.now - connectedAt > configuration.answerTimeout {
+                        throw GPSDConnection.Failure(
+                            reason: "gpsd at \(configuration.endpoint.host):\(configuration.endpoint.port) accepted the connection "
+                                + "but did not answer the watch request within \(configuration.answerTimeout)",
+                            isAccessDenied: false
+                        )
                     }
                 }
                 return

@@ -125,8 +125,8 @@ struct ReplayHeadingSourceTests {
             nmea("GPHDT,10.0,T"),  // 3
             "$GPHDT,11.0,T*00",  // 4 bad checksum
             nmea("GPHDT,12.0,T"),  // 5
-            "$GPHDT,13.0",  // 6 truncated: no checksum, no reference letter; still a heading
-            "$GPHDT,14.",  // 7 truncated mid-number: still a number
+            "$GPHDT,13.0",  // 6 truncated: no checksum, no reference letter: refused, never 13°
+            "$GPHDT,14.",  // 7 truncated mid-number: refused
             "$GPHD",  // 8 truncated address: an unknown sentence, ignored
             "\u{1}\u{2}\u{3}garbage\u{7F}",  // 9 binary garbage
             nmea("GPHDT,15.0,T"),  // 10
@@ -140,25 +140,27 @@ struct ReplayHeadingSourceTests {
         ]
         let file = try TemporaryFile(lines: lines)
         let (events, summary) = await replay(file.path)
-        #expect(events.compactMap(\.heading?.trueHeading) == [10, 12, 13, 14, 15, 16, 17])
+        #expect(events.compactMap(\.heading?.trueHeading) == [10, 12, 15, 16, 17])
         let faults = events.compactMap(\.fault)
-        #expect(faults.map { $0.location?.line } == [1, 2, 4, 9, 11, 12, 13, 14, 16])
+        #expect(faults.map { $0.location?.line } == [1, 2, 4, 6, 7, 9, 11, 12, 13, 14, 16])
         #expect(faults.allSatisfy { $0.location?.path == file.path && $0.source == "replay:\(file.path)" })
         #expect(faults.map(\.code) == [
-            .malformedInput, .malformedInput, .malformedInput, .malformedInput, .outOfRange, .malformedInput,
-            .malformedInput, .malformedInput, .malformedInput,
+            .malformedInput, .malformedInput, .malformedInput, .malformedInput, .malformedInput, .malformedInput, .outOfRange,
+            .malformedInput, .malformedInput, .malformedInput, .malformedInput,
         ])
         #expect(faults[0].reason == "not a gpsd JSON report: 'heading' has the wrong type")
         #expect(faults[1].reason.hasPrefix("not a gpsd JSON report: "))
         #expect(faults[2].reason == "checksum mismatch: sentence says 00, content gives 05")
-        #expect(faults[3].reason == "binary data, not an NMEA 0183 sentence or a gpsd JSON report")
-        #expect(faults[4].reason == "field 1 (true heading) 400.0 is outside 0–360°")
-        #expect(faults[5].reason.hasPrefix("field 1 (true heading) is 41 characters long"))
-        #expect(faults[6].reason == "field 1 (true heading) is not a number: 'abc'")
-        #expect(faults[7].reason == "binary data in sentence (byte 0x0)")
-        #expect(faults[8].reason == "not an NMEA 0183 sentence or a gpsd JSON report")
-        #expect(summary.skippedLines == 9)
-        #expect(summary.faults == 9)
+        #expect(faults[3].reason == "HDT sentence has 1 field; a complete one has 2 (heading, T): cut short?")
+        #expect(faults[4].reason == "HDT sentence has 1 field; a complete one has 2 (heading, T): cut short?")
+        #expect(faults[5].reason == "binary data, not an NMEA 0183 sentence or a gpsd JSON report")
+        #expect(faults[6].reason == "field 1 (true heading) 400.0 is outside 0–360°")
+        #expect(faults[7].reason.hasPrefix("field 1 (true heading) is 41 characters long"))
+        #expect(faults[8].reason == "field 1 (true heading) is not a number: 'abc'")
+        #expect(faults[9].reason == "binary data in sentence (byte 0x0)")
+        #expect(faults[10].reason == "not an NMEA 0183 sentence or a gpsd JSON report")
+        #expect(summary.skippedLines == 11)
+        #expect(summary.faults == 11)
         #expect(summary.outcome == .completed)
     }
 

@@ -12,20 +12,34 @@ import Foundation
 /// standard deviation) and `PTNTHTM` (True North Technologies: true heading, magnetometer status,
 /// pitch, roll). Course over ground: `RMC` (with magnetic variation) and `VTG`. Times: `RMC`, `ZDA`
 /// and `PASHR`. Every other sentence is ``NMEAReport/Content/none``.
+///
+/// A sentence of a type read here must carry every field its type defines, unit and status
+/// letters included (`HDT` is heading and `T`): a line cut short before its checksum looks like a
+/// sentence sent without one, and must never give a heading from a half-read number
+/// (`$GPHDT,27` is not 27°). A sentence without a checksum is accepted when it is complete,
+/// unless the caller requires checksums.
 public enum NMEADecoder {
     /// Decodes one line.
-    /// - Parameter line: The line's bytes.
+    /// - Parameters:
+    ///   - line: The line's bytes.
+    ///   - requiringChecksum: Whether a sentence without a checksum is refused. Default `false`.
     /// - Returns: What the sentence reports.
-    /// - Throws: ``LineDecodingError`` for a malformed sentence or a value out of range.
-    public static func decode(_ line: some Collection<UInt8>) throws(LineDecodingError) -> NMEAReport {
-        try decode(NMEASentence(line))
+    /// - Throws: ``LineDecodingError`` for a malformed or incomplete sentence or a value out of range.
+    public static func decode(_ line: some Collection<UInt8>, requiringChecksum: Bool = false) throws(LineDecodingError) -> NMEAReport {
+        let sentence = try NMEASentence(line)
+        if requiringChecksum, !sentence.hasChecksum {
+            throw .malformed("sentence has no checksum, and checksums are required")
+        }
+        return try decode(sentence)
     }
 
     /// Decodes one parsed sentence.
     /// - Parameter sentence: The sentence.
     /// - Returns: What the sentence reports.
-    /// - Throws: ``LineDecodingError`` for a field that is not a number or is out of range.
+    /// - Throws: ``LineDecodingError`` for an incomplete sentence, or a field that is not a number
+    ///   or is out of range.
     public static func decode(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport {
+        try checkComplete(sentence)
         let kind = kind(forTalker: sentence.talker)
         var time: NMEAReport.Time?
         var position: GeographicPosition?
@@ -58,6 +72,47 @@ public enum NMEADecoder {
         }
         return NMEAReport(address: sentence.address, content: content, time: time, position: position)
     }
+
+    // MARK: Completeness
+
+    /// The fields a complete sentence of each type read here has, and what they are, for the error.
+    private static let definedFields: [String: (count: Int, names: String)] = [
+        "HDT": (2, "heading, T"),
+        "HDM": (2, "heading, M"),
+        "HDG": (5, "heading, deviation, E/W, variation, E/W"),
+        "THS": (2, "heading, mode"),
+        // The eleventh field (IMU status) is read by nothing here: ten are enough.
+        "PASHR": (10, "time, heading, T, roll, pitch, heave, three accuracies, aiding status"),
+        "PTNTHTM": (8, "heading, status, pitch, status, roll, status, dip, field"),
+        "RMC": (11, "time, status, latitude, N/S, longitude, E/W, speed, course, date, variation, E/W"),
+        "ZDA": (6, "time, day, month, year, zone hours, zone minutes"),
+    ]
+
+    /// Refuses a sentence of a type read here that lacks a field its type defines, or whose unit
+    /// letter is not the one its type defines.
+    private static func checkComplete(_ sentence: NMEASentence) throws(LineDecodingError) {
+        let type = sentence.type
+        var defined = definedFields[type]
+        if type == "VTG" {
+            // NMEA 2.3+: track,T,track,M,knots,N,km/h,K[,mode]; before 2.0: track,track,knots,km/h.
+            let modern = sentence[2] == "T" || sentence[4] == "M" || sentence[6] == "N" || sentence.fieldCount > 4
+            defined = modern ? (8, "course, T, course, M, speed, N, speed, K") : (4, "course, course, speed, speed")
+        }
+        guard let defined else { return }
+        guard sentence.fieldCount >= defined.count else {
+            let fields = sentence.fieldCount == 1 ? "1 field" : "\(sentence.fieldCount) fields"
+            throw .malformed("\(type) sentence has \(fields); a complete one has \(defined.count) (\(defined.names)): cut short?")
+        }
+        for (index, letter) in unitLetters[type] ?? [] where sentence[index] != letter {
+            throw .malformed("field \(index) of \(type) is '\(sentence[index])'; expected \(letter)")
+        }
+    }
+
+    /// The unit letters a type defines, by field.
+    private static let unitLetters: [String: [(Int, Substring)]] = [
+        "HDT": [(2, "T")],
+        "HDM": [(2, "M")],
+    ]
 
     // MARK: Heading sentences
 
@@ -190,7 +245,7 @@ public enum NMEADecoder {
 
     private static func courseFromVTG(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport.Content {
         // NMEA 2.3+: track,T,track,M,knots,N,km/h,K[,mode]; before 2.0: track,track,knots,km/h.
-        let modern = sentence[2] == "T" || sentence[4] == "M" || sentence[6] == "N"
+        let modern = sentence[2] == "T" || sentence[4] == "M" || sentence[6] == "N" || sentence.fieldCount > 4
         let trueIndex = 1
         let magneticIndex = modern ? 3 : 2
         let knotsIndex = modern ? 5 : 3

@@ -13,6 +13,8 @@ public struct NMEASentence: Sendable, Hashable {
     private let bytes: [UInt8]
     /// Where each field starts and ends in `bytes`; field 0 is the address (`GPHDT`, `PASHR`).
     private let fieldRanges: [Range<Int>]
+    /// Whether the sentence carried a checksum (`*hh`), which was then verified.
+    public let hasChecksum: Bool
 
     /// Parses one line.
     ///
@@ -35,7 +37,8 @@ public struct NMEASentence: Sendable, Hashable {
         if let bad = bytes.first(where: { $0 < 0x20 || $0 > 0x7E }) {
             throw .malformed("binary data in sentence (byte 0x\(String(bad, radix: 16, uppercase: true)))")
         }
-        if let star = bytes.lastIndex(of: UInt8(ascii: "*")) {
+        let star = bytes.lastIndex(of: UInt8(ascii: "*"))
+        if let star {
             let digits = bytes[(star + 1)...]
             guard digits.count == 2, let high = Self.hexValue(digits.first!), let low = Self.hexValue(digits.last!) else {
                 throw .malformed("checksum '\(String(decoding: digits, as: UTF8.self))' is not two hexadecimal digits")
@@ -62,6 +65,7 @@ public struct NMEASentence: Sendable, Hashable {
         }
         self.bytes = bytes
         self.fieldRanges = ranges
+        self.hasChecksum = star != nil
     }
 
     /// Parses one line given as a string.
