@@ -49,6 +49,8 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         /// and the source reconnects. Default 5 s. Once watching, silence is the device's, not
         /// gpsd's: a `HeadingProcessor` calls that stale.
         public var answerTimeout: Duration
+        /// Whether an NMEA sentence without a checksum is refused as malformed. Default `false`.
+        public var requiresChecksum: Bool
 
         /// Creates a configuration.
         /// - Parameters:
@@ -58,13 +60,15 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         ///   - readTimeout: How long one wait for a message lasts. Default 250 ms.
         ///   - backoff: The delays between connection attempts. Default 0.25 s doubling to 5 s, ±20 %.
         ///   - answerTimeout: How long gpsd may take to answer the watch request. Default 5 s.
+        ///   - requiresChecksum: Whether a sentence without a checksum is refused. Default `false`.
         public init(
             endpoint: GPSDEndpoint = .default,
             sourceName: String? = nil,
             minimumCourseSpeed: Double = 0.5,
             readTimeout: Duration = .milliseconds(250),
             backoff: ReconnectBackoff = ReconnectBackoff(),
-            answerTimeout: Duration = .seconds(5)
+            answerTimeout: Duration = .seconds(5),
+            requiresChecksum: Bool = false
         ) {
             self.endpoint = endpoint
             self.sourceName = sourceName ?? endpoint.description
@@ -72,6 +76,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
             self.readTimeout = readTimeout
             self.backoff = backoff
             self.answerTimeout = answerTimeout
+            self.requiresChecksum = requiresChecksum
         }
     }
 
@@ -262,7 +267,7 @@ private struct GPSDReader: Sendable {
 
         var decoder = HeadingLineDecoder(
             path: nil, sourceName: configuration.sourceName, minimumCourseSpeed: configuration.minimumCourseSpeed,
-            timestamping: .reception
+            timestamping: .reception, requiresChecksum: configuration.requiresChecksum
         )
         var backoff = configuration.backoff
         var generator = SystemRandomNumberGenerator()

@@ -111,7 +111,12 @@ struct ConfigurationTests {
         let defaults = try await DaemonProcess.run(["--check-config", empty.mainFile])
         // Every setting in the shipped file is commented out: the same as an empty file.
         #expect(effective(daemon) == effective(defaults))
-        #expect(effective(daemon).count == 16)
+        #expect(effective(daemon).count == 17)
+        // The shipped file documents every setting headingd prints.
+        let text = try String(contentsOfFile: shipped, encoding: .utf8)
+        for key in effective(defaults).keys {
+            #expect(text.contains("#\(key.split(separator: ".").last!) = "), "the shipped file does not document \(key)")
+        }
     }
 
     @Test func aConfiguredSourceIsUsed() async throws {

@@ -142,3 +142,21 @@ struct HeadingdReplayTests {
         #expect(daemon.errors.contains(message), "stderr was: \(daemon.errors)")
     }
 }
+
+/// `--require-checksum`: a complete sentence without a checksum is refused only when asked.
+struct HeadingdChecksumTests {
+    @Test func sentencesWithoutAChecksumAreRefusedOnlyWhenRequired() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-checksum-\(UUID().uuidString).nmea").path
+        try Data("$GPHDT,10.0,T*04\n$GPHDT,11.0,T\n".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let lenient = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max", "--format", "json"])
+        #expect(lenient.outputLines.count == 2)
+        let strict = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max", "--format", "json", "--require-checksum"])
+        #expect(strict.outputLines.count == 1)
+        #expect(strict.errors.contains("\(path):2: sentence has no checksum, and checksums are required"))
+        let byEnvironment = try await DaemonProcess.run(
+            ["--source", "replay:\(path)", "--speed", "max"], environment: ["HEADINGD_REQUIRE_CHECKSUM": "true"]
+        )
+        #expect(byEnvironment.outputLines.count == 1)
+    }
+}

@@ -24,11 +24,18 @@ struct SourceOptions: ParsableArguments {
     )
     var minimumCourseSpeed: Double?
 
+    @Flag(
+        name: .customLong("require-checksum"),
+        help: "Replay and gpsd: refuse NMEA sentences without a checksum (by default a complete sentence without one is accepted)."
+    )
+    var requireChecksum = false
+
     /// The options given, by configuration key.
     var settings: [String: ConfigContent] {
         optionSettings([
             "source": sources.isEmpty ? nil : .stringArray(sources),
             "min_course_speed": minimumCourseSpeed.map(ConfigContent.double),
+            "require_checksum": requireChecksum ? .bool(true) : nil,
         ])
     }
 }

@@ -22,6 +22,7 @@ extension DaemonSettings {
         SettingKey(name: "filter", option: "--filter", kind: .double) { number($0, in: 0...180, "between 0 and 180 degrees") },
         SettingKey(name: "min_course_speed", option: "--min-course-speed", kind: .double) { number($0, in: 0...1000, "between 0 and 1000 m/s") },
         SettingKey(name: "verbose", option: "--verbose", kind: .bool),
+        SettingKey(name: "require_checksum", option: "--require-checksum", kind: .bool),
         SettingKey(name: "replay.speed", option: "--speed", kind: .string) { content in
             guard case .string(let text) = content, ReplaySpeedSetting(argument: text) != nil else {
                 return "must be a multiple from 0.001 to 1000000 (\"10\") or \"max\""

@@ -12,6 +12,7 @@ extension DaemonSettings {
             format = \(quoted(format.rawValue))
             filter = \(filter)
             min_course_speed = \(minimumCourseSpeed)
+            require_checksum = \(requiresChecksum)
             verbose = \(verbose)
             stale_after = \(staleAfter)
             fail_back_hold = \(failBackHold)

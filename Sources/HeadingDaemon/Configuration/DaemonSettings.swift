@@ -13,6 +13,8 @@ struct DaemonSettings: Sendable, Equatable {
     var format = OutputFormat.text
     var filter = 0.0
     var minimumCourseSpeed = 0.5
+    /// Whether an NMEA sentence without a checksum is refused (replay and gpsd).
+    var requiresChecksum = false
     var verbose = false
     var replaySpeed = ReplaySpeedSetting(speed: .asRecorded)
     var replayLoops = false
@@ -51,6 +53,7 @@ struct DaemonSettings: Sendable, Equatable {
         format = reader.string(forKey: "format").flatMap(OutputFormat.init(rawValue:)) ?? defaults.format
         filter = reader.double(forKey: "filter") ?? defaults.filter
         minimumCourseSpeed = reader.double(forKey: "min_course_speed") ?? defaults.minimumCourseSpeed
+        requiresChecksum = reader.bool(forKey: "require_checksum") ?? defaults.requiresChecksum
         verbose = reader.bool(forKey: "verbose") ?? defaults.verbose
         replaySpeed = reader.string(forKey: "replay.speed").flatMap(ReplaySpeedSetting.init(argument:)) ?? defaults.replaySpeed
         replayLoops = reader.bool(forKey: "replay.loop") ?? defaults.replayLoops

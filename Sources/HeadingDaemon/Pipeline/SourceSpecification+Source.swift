@@ -23,11 +23,15 @@ extension SourceSpecification {
             ReplayHeadingSource(
                 configuration: .init(
                     path: path, speed: settings.replaySpeed.speed, loops: settings.replayLoops, untimedRate: settings.rate,
-                    minimumCourseSpeed: settings.minimumCourseSpeed
+                    minimumCourseSpeed: settings.minimumCourseSpeed, requiresChecksum: settings.requiresChecksum
                 )
             )
         case .gpsd(let endpoint):
-            GPSDHeadingSource(configuration: .init(endpoint: endpoint, minimumCourseSpeed: settings.minimumCourseSpeed))
+            GPSDHeadingSource(
+                configuration: .init(
+                    endpoint: endpoint, minimumCourseSpeed: settings.minimumCourseSpeed, requiresChecksum: settings.requiresChecksum
+                )
+            )
         }
     }
 }

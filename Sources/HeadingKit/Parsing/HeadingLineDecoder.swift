@@ -58,6 +58,8 @@ public struct HeadingLineDecoder: Sendable {
     public let sourceName: String
     /// The speed below which course over ground is noise and no heading, in metres per second.
     public let minimumCourseSpeed: Double
+    /// Whether an NMEA sentence without a checksum is refused (a complete one is accepted otherwise).
+    public let requiresChecksum: Bool
 
     private var dayStart: Double?
     private var lastTime: Double?
@@ -78,17 +80,23 @@ public struct HeadingLineDecoder: Sendable {
     ///   - sourceName: The source name for headings and faults.
     ///   - minimumCourseSpeed: Below this speed (m/s) course over ground gives no heading. Default 0.5 (about 1 knot).
     ///   - timestamping: How headings are stamped with time. Default: ``Timestamping/recording``.
-    public init(path: String?, sourceName: String, minimumCourseSpeed: Double = 0.5, timestamping: Timestamping = .recording) {
+    ///   - requiresChecksum: Whether an NMEA sentence without a checksum is refused. Default `false`.
+    public init(
+        path: String?, sourceName: String, minimumCourseSpeed: Double = 0.5, timestamping: Timestamping = .recording,
+        requiresChecksum: Bool = false
+    ) {
         self.path = path
         self.timestamping = timestamping
         self.sourceName = sourceName
         self.minimumCourseSpeed = minimumCourseSpeed
+        self.requiresChecksum = requiresChecksum
     }
 
     /// Forgets the recording's time, as at the start of the file: for a replay that loops.
     public mutating func restart() {
         self = HeadingLineDecoder(
-            path: path, sourceName: sourceName, minimumCourseSpeed: minimumCourseSpeed, timestamping: timestamping
+            path: path, sourceName: sourceName, minimumCourseSpeed: minimumCourseSpeed, timestamping: timestamping,
+            requiresChecksum: requiresChecksum
         )
     }
 
@@ -124,6 +132,9 @@ public struct HeadingLineDecoder: Sendable {
                 return decodeReport(report, number: number, receivedAt: receivedAt)
             case UInt8(ascii: "$"), UInt8(ascii: "!"):
                 let sentence = try NMEASentence(content)
+                if requiresChecksum, !sentence.hasChecksum {
+                    throw LineDecodingError.malformed("sentence has no checksum, and checksums are required")
+                }
                 // Marked before decoding: gpsd's JSON copy of a sentence whose values are bad is
                 // still a copy, not a second report.
                 if NMEAReport.isAttitudeType(sentence.type) { lastAttitudeSentenceLine = number }

@@ -55,6 +55,9 @@ public final class ReplayHeadingSource: HeadingSource {
         public var minimumCourseSpeed: Double
         /// The name headings and faults carry. Default `replay:PATH`.
         public var sourceName: String
+        /// Whether an NMEA sentence without a checksum is refused as malformed. Default `false`:
+        /// a complete sentence without one is accepted.
+        public var requiresChecksum: Bool
 
         /// Creates a configuration.
         /// - Parameters:
@@ -64,13 +67,15 @@ public final class ReplayHeadingSource: HeadingSource {
         ///   - untimedRate: Headings per second without recorded times. Default 10.
         ///   - minimumCourseSpeed: Minimum speed for course over ground, m/s. Default 0.5.
         ///   - sourceName: The source name, or `nil` for `replay:PATH`.
+        ///   - requiresChecksum: Whether a sentence without a checksum is refused. Default `false`.
         public init(
             path: String,
             speed: Speed = .asRecorded,
             loops: Bool = false,
             untimedRate: Double = 10,
             minimumCourseSpeed: Double = 0.5,
-            sourceName: String? = nil
+            sourceName: String? = nil,
+            requiresChecksum: Bool = false
         ) {
             self.path = path
             self.speed = speed
@@ -78,6 +83,7 @@ public final class ReplayHeadingSource: HeadingSource {
             self.untimedRate = untimedRate
             self.minimumCourseSpeed = minimumCourseSpeed
             self.sourceName = sourceName ?? "replay:\(path)"
+            self.requiresChecksum = requiresChecksum
         }
     }
 
@@ -257,7 +263,7 @@ private struct Replay: Sendable {
     mutating func run() async -> ReplayHeadingSource.Summary.Outcome {
         var decoder = HeadingLineDecoder(
             path: configuration.path, sourceName: configuration.sourceName,
-            minimumCourseSpeed: configuration.minimumCourseSpeed
+            minimumCourseSpeed: configuration.minimumCourseSpeed, requiresChecksum: configuration.requiresChecksum
         )
         var timeline = ReplayTimeline(untimedInterval: 1 / configuration.untimedRate)
         var pacedOffset = 0.0
