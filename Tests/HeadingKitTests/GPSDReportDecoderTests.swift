@@ -71,6 +71,20 @@ struct GPSDReportDecoderTests {
         #expect(error(#"{"class":"ATT","heading":10,"pitch":200}"#)?.code == .outOfRange)
     }
 
+    @Test(arguments: [
+        (#"{"class":"TPV","mode":3,"time":1e300,"track":10,"speed":5}"#, "time 1e+300 s since 1970 is outside 1980–2200"),
+        (#"{"class":"TPV","mode":3,"time":"9999-01-01T00:00:00.000Z","track":10,"speed":5}"#, "s since 1970 is outside 1980–2200"),
+        (#"{"class":"ATT","time":"1970-01-02T00:00:00Z","heading":10}"#, "s since 1970 is outside 1980–2200"),
+        (#"{"class":"TPV","mode":3,"lat":54,"lon":10,"altHAE":-6371000,"track":10,"speed":5}"#, "altHAE -6371000.0 is outside"),
+        (#"{"class":"TPV","mode":3,"lat":54,"lon":10,"altHAE":1e308,"track":10,"speed":5}"#, "altHAE 1e+308 is outside"),
+        (#"{"class":"TPV","mode":3,"lat":54,"lon":10,"alt":-1e9,"track":10,"speed":5}"#, "alt -1000000000.0 is outside"),
+    ])
+    func timesAndAltitudesOutOfRangeAreRefused(report: String, reason: String) {
+        let failure = error(report)
+        #expect(failure?.code == .outOfRange)
+        #expect(failure?.reason.contains(reason) == true, "\(String(describing: failure?.reason))")
+    }
+
     @Test func tpvGivesCourseWithMagneticTrackAndVariation() throws {
         let report = try decode(
             #"{"class":"TPV","device":"/dev/ttyS0","mode":3,"time":"2024-05-01T12:00:00.000Z","track":359.5,"magtrack":1.5,"magvar":-2.0,"speed":4.2}"#

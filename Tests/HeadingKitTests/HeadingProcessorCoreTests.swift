@@ -116,6 +116,22 @@ struct HeadingProcessorCoreTests {
         #expect(core.receive(at(1), from: 0, at: .seconds(1)).compactMap(\.fault).isEmpty)
     }
 
+    @Test func farFromTheModelsYearsNothingIsDerivedAndItSaysSoOnce() throws {
+        var core = Self.core()
+        let old = Date(timeIntervalSince1970: 772_243_200)  // 1994-06-22
+        func at(_ seconds: Double) -> HeadingEvent {
+            .heading(Heading(trueHeading: nil, magneticHeading: 90, timestamp: old.addingTimeInterval(seconds), source: "primary", position: Self.kiel))
+        }
+        let first = core.receive(at(0), from: 0, at: .zero)
+        let warnings = first.compactMap(\.fault)
+        #expect(warnings.map(\.code) == [.magneticModelOutdated])
+        #expect(warnings.first?.reason.contains("is not used for 1994.5") == true)
+        let heading = try #require(first.compactMap(\.heading).first)
+        #expect(heading.trueHeading == nil)
+        #expect(heading.variationOrigin == Heading.VariationOrigin.none)
+        #expect(core.receive(at(1), from: 0, at: .seconds(1)).compactMap(\.fault).isEmpty)
+    }
+
     // MARK: Installation
 
     @Test func theMountingOffsetAndTheDeviationCardApplyToTheSensorsReadings() throws {

@@ -78,7 +78,10 @@ public enum GPSDReportDecoder {
         var fix: GeographicPosition?
         if hasFix, let latitude = try bounded(raw.lat, "lat", -90...90), let longitude = try bounded(raw.lon, "lon", -180...180) {
             // Height above the ellipsoid: altHAE (gpsd 3.20+), else the older alt (MSL; within ~100 m, which the field ignores).
-            fix = GeographicPosition(latitude: latitude, longitude: longitude, altitude: raw.altHAE ?? raw.alt)
+            // From 1 km below the ellipsoid to 100 km above: what a vessel, vehicle or aircraft can be at.
+            var altitude = try bounded(raw.altHAE, "altHAE", -1000...100_000)
+            if altitude == nil { altitude = try bounded(raw.alt, "alt", -1000...100_000) }
+            fix = GeographicPosition(latitude: latitude, longitude: longitude, altitude: altitude)
         }
         guard hasFix, let track else {
             return .position(course: nil, speed: speed, fix: fix, variation: variation, time: time, device: raw.device)
@@ -110,17 +113,25 @@ public enum GPSDReportDecoder {
         return value
     }
 
+    /// The times a report may carry: 1980 (the GPS epoch) to 2200, as for NMEA dates.
+    private static let validTimes = 315_532_800.0...7_258_118_400.0
+
     private static func date(_ time: RawReport.Time?) throws(LineDecodingError) -> Date? {
+        let seconds: Double
         switch time {
         case nil: return nil
-        case .seconds(let seconds)?:
-            guard seconds.isFinite, seconds > 0 else { throw .outOfRange("time \(seconds) is not a valid time") }
-            return Date(timeIntervalSince1970: seconds)
+        case .seconds(let value)?:
+            seconds = value
         case .text(let text)?:
-            if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-            if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
-            throw .malformed("time '\(text.prefix(40))' is not an ISO 8601 UTC time")
+            guard let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+                ?? (try? Date.ISO8601FormatStyle().parse(text))
+            else { throw .malformed("time '\(text.prefix(40))' is not an ISO 8601 UTC time") }
+            seconds = date.timeIntervalSince1970
         }
+        guard seconds.isFinite, validTimes.contains(seconds) else {
+            throw .outOfRange("time \(seconds) s since 1970 is outside 1980–2200")
+        }
+        return Date(timeIntervalSince1970: seconds)
     }
 
     private static func describe(_ error: DecodingError) -> String {

@@ -66,6 +66,8 @@ extension HeadingProcessor {
         /// The last position any source reported.
         private var lastPosition: GeographicPosition?
         private var hasWarnedOfModelAge = false
+        /// Whether the fault for a date too far from the model's years has been raised.
+        private var hasWarnedOfModelRange = false
         /// The heading filter, over the active source's headings.
         private var filter: HeadingFilter
         /// The model's last answer: the same place on the same UTC day gives the same variation to
@@ -270,9 +272,28 @@ extension HeadingProcessor {
             else { return nil }
             let day = (heading.timestamp.timeIntervalSince1970 / 86_400).rounded(.down)
             if let modelCache, modelCache.position == position, modelCache.day == day { return modelCache.variation }
+            let year = WorldMagneticModel.decimalYear(of: heading.timestamp)
+            // A five-year model drifts from the field by a degree or more within a few years of its
+            // span: it is extrapolated (with a warning) for a year before and five after, and not used further out.
+            guard year >= model.epoch - 1, year <= model.validUntil + 5 else {
+                if !hasWarnedOfModelRange {
+                    hasWarnedOfModelRange = true
+                    warnings.append(
+                        .fault(
+                            HeadingFault(
+                                code: .magneticModelOutdated, source: heading.source,
+                                reason: "\(model.name) is valid for \(model.epoch)–\(model.validUntil) and is not used for "
+                                    + "\(String(format: "%.1f", year)); no variation is derived from it, so a heading with only one "
+                                    + "of true and magnetic stays so",
+                                timestamp: heading.timestamp
+                            )
+                        )
+                    )
+                }
+                return nil
+            }
             if !hasWarnedOfModelAge, !model.isValid(at: heading.timestamp) {
                 hasWarnedOfModelAge = true
-                let year = WorldMagneticModel.decimalYear(of: heading.timestamp)
                 warnings.append(
                     .fault(
                         HeadingFault(
