@@ -93,6 +93,21 @@ struct ReplayHeadingSourceTests {
         }
     }
 
+    @Test(arguments: [[UInt8]([0xB5, 0x62]), [0xA0, 0xA2]])
+    func aStraySyncPairInATextFileIsOneBadLineNotABinaryFile(pair: [UInt8]) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-stray-\(UUID().uuidString).nmea").path
+        var bytes = Array((nmea("GPHDT,10.0,T") + "\n").utf8)
+        bytes += Array("$GPHDT,".utf8) + pair + Array(",T\n".utf8)
+        for value in 11...30 { bytes += Array((nmea("GPHDT,\(value).0,T") + "\n").utf8) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (events, summary) = await replay(path)
+        #expect(events.compactMap(\.heading?.trueHeading) == [10] + (11...30).map(Double.init))
+        #expect(events.compactMap(\.fault).map(\.code) == [.malformedInput])
+        #expect(events.compactMap(\.fault).first?.location?.line == 2)
+        #expect(summary.outcome == .completed)
+    }
+
     @Test func courseBelowTheMinimumSpeedAndRepeatedFixesGiveNoExtraHeadings() async {
         // telit-he910 never moves faster than 0.05 knots: its course is noise.
         #expect(await replay(Fixtures.gpsdLog("telit-he910.log")).summary.headings == 0)
