@@ -1,0 +1,19 @@
+// swift-tools-version: 6.1
+// headingd — libFuzzer targets, a package of their own (built with --sanitize=fuzzer by scripts/fuzz).
+// SPDX-License-Identifier: Apache-2.0
+
+import PackageDescription
+
+let package = Package(
+    name: "HeadingFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "headingd", path: "..")],
+    targets: [
+        .executableTarget(
+            name: "FuzzLineDecoder",
+            dependencies: [.product(name: "HeadingKit", package: "headingd")],
+            // libFuzzer brings main(): the target has none of its own.
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        )
+    ]
+)
