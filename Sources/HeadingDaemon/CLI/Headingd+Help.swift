@@ -9,11 +9,14 @@ extension Headingd {
         (each raises a deviceLost fault; headings resume after it). \
         Headings go to standard output; faults and authorization changes go to standard error, \
         one line each. headingd runs until SIGINT or SIGTERM, or until --count headings, and \
-        then exits 0 after a clean shutdown.
+        then exits 0 after a clean shutdown; a shutdown stuck for 1.5 s (a blocked read or write) \
+        is cut short.
 
         --source replay:PATH replays a recording: raw NMEA 0183 (HDT, HDG, HDM, THS, PASHR, \
         PTNTHTM; RMC and VTG course over ground from 0.5 m/s, about 1 knot), gpsd JSON as 'gpspipe -w' writes \
-        it (ATT, TPV, DEVICE, ERROR), or gpsd's regression logs, mixed freely. Each bad line is \
+        it (ATT, TPV, DEVICE, ERROR), or gpsd's regression logs, mixed freely. A sentence must \
+        carry every field its type defines (a line cut short is malformed, never a heading); one \
+        without a checksum is accepted unless --require-checksum. Each bad line is \
         reported as 'FILE:LINE: reason' and skipped; the lines around it are delivered. At the \
         end of the file headingd prints a summary on standard error and exits 0 (when every \
         source is a replay; beside a live source, the others carry on).
