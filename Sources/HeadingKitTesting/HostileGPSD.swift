@@ -36,6 +36,7 @@ public final class HostileGPSD: Sendable {
         /// loops forever on it), then a valid heading every 50 ms.
         case absurdDevices
 
+        /// The behaviour's name, such as `drip`.
         public var description: String { rawValue }
     }
 
@@ -43,6 +44,7 @@ public final class HostileGPSD: Sendable {
     public struct Failure: Error, CustomStringConvertible {
         /// The system's error number.
         public let errorNumber: Int32
+        /// `cannot listen: REASON`.
         public var description: String { "cannot listen: \(String(cString: strerror(errorNumber)))" }
     }
 
