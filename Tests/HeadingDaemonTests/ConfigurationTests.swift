@@ -123,6 +123,18 @@ struct ConfigurationTests {
         }
     }
 
+    @Test(arguments: [
+        (Data(repeating: 0x23, count: 2 << 20), "is larger than 1024 KiB: not a configuration file"),  // 2 MiB of '#'
+        (Data([0xFF, 0xFE, 0x41]), "cannot be read as UTF-8 text"),
+    ])
+    func aFileThatIsNoConfigurationIsRefusedBeforeParsing(content: Data, reason: String) async throws {
+        let directory = try Directory(main: "")
+        try content.write(to: URL(fileURLWithPath: directory.mainFile))
+        let daemon = try await DaemonProcess.run(["--check-config", directory.mainFile])
+        #expect(daemon.terminationStatus == 78)
+        #expect(daemon.errors.contains("\(directory.mainFile): \(reason)"), "stderr: \(daemon.errors)")
+    }
+
     @Test func aConfiguredSourceIsUsed() async throws {
         let directory = try Directory(main: "format = \"json\"\n[simulation]\nrate = 1000\nseed = 7\n")
         let daemon = try await DaemonProcess.run(["--config", directory.mainFile, "--count", "3"])
