@@ -20,13 +20,15 @@ enum StopDeadline {
     /// than any stage needs when nothing is stuck (the gpsd reader closes within its 250 ms read timeout).
     static let limit = DispatchTimeInterval.milliseconds(1500)
 
-    /// The signal sources; kept for the life of the process.
+    /// The signal sources; kept for the life of the process. `nonisolated(unsafe)`: written only by
+    /// ``arm()``, once, before any signal can reach a source, and never read.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
     /// Starts watching SIGTERM and SIGINT. Call once, before the service group installs its own
     /// handlers (both receive every signal).
     static func arm() {
         let queue = DispatchQueue(label: "headingd.stop-deadline")
+        // Read and written only by the handlers, which all run on `queue`, a serial queue.
         var signalled = 0
         for number in [SIGTERM, SIGINT] {
             signal(number, SIG_IGN)  // dispatch sources need the default action off
