@@ -89,7 +89,7 @@ let benchmarks: @Sendable () -> Void = {
         let now = Date()
         benchmark.startMeasurement()
         for number in benchmark.scaledIterations {
-            if let event = decoder.decode(hdt, number: number, receivedAt: now).event { source.send(event) }
+            if let report = decoder.decode(hdt, number: number, receivedAt: now).report { source.send(report) }
         }
         benchmark.stopMeasurement()
         pipeline.tearDown()
