@@ -7,13 +7,21 @@ import PackageDescription
 let package = Package(
     name: "HeadingFuzz",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(name: "headingd", path: "..")],
+    dependencies: [
+        .package(name: "headingd", path: ".."),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
     targets: [
         .executableTarget(
             name: "FuzzLineDecoder",
             dependencies: [.product(name: "HeadingKit", package: "headingd")],
             // libFuzzer brings main(): the target has none of its own.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
-        )
+        ),
+        .executableTarget(
+            name: "FuzzTOML",
+            dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
     ]
 )

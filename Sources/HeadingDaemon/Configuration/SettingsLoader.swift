@@ -137,7 +137,48 @@ struct SettingsLoader: Sendable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(origin: path, key: nil, reason: "cannot be read as UTF-8 text")
         }
+        try checkBeforeParsing(bytes, path: path)
         return text
+    }
+
+    /// Refuses what toml++ (under TOMLKit) aborts on instead of reporting, found by fuzzing:
+    /// a raw control character (TOML allows none but tab and line ends, anywhere), and a table
+    /// header whose key starts with neither a bare-key character nor a quote (`[=]`, `[.a]`,
+    /// `[\u{1}]`), on which its `parse_key` asserts. A line starting with `[` inside a multi-line
+    /// array is held to the same rule; headingd's only array setting holds strings, so such a
+    /// file was invalid for it anyway.
+    private static func checkBeforeParsing(_ bytes: [UInt8], path: String) throws(ConfigurationError) {
+        var line = 1
+        var lineStart = 0
+        for (index, byte) in bytes.enumerated() {
+            if byte == 0x0A {
+                line += 1
+                lineStart = index + 1
+                continue
+            }
+            if (byte < 0x20 && byte != 0x09 && byte != 0x0D) || byte == 0x7F {
+                throw ConfigurationError(
+                    origin: "\(path):\(line)", key: nil,
+                    reason: "control character U+\(String(byte, radix: 16, uppercase: true).leftPadded(to: 4)), which TOML does not allow"
+                )
+            }
+            guard index == lineStart else { continue }
+            // A table header: '[' or '[[', blanks, then the first key.
+            var cursor = index
+            while cursor < bytes.count, bytes[cursor] == 0x20 || bytes[cursor] == 0x09 { cursor += 1 }
+            guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: "[") else { continue }
+            cursor += 1
+            if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "[") { cursor += 1 }
+            while cursor < bytes.count, bytes[cursor] == 0x20 || bytes[cursor] == 0x09 { cursor += 1 }
+            let first = cursor < bytes.count ? bytes[cursor] : 0x0A
+            let startsKey = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) || "_-\"'".utf8.contains(first)
+            guard startsKey else {
+                throw ConfigurationError(
+                    origin: "\(path):\(line)", key: nil, reason: "not valid TOML: a table header must start with a key"
+                )
+            }
+        }
     }
 
     private static func flatten(
@@ -179,5 +220,12 @@ struct SettingsLoader: Sendable {
             case .failure(let error): throw ConfigurationError(origin: path, key: full, reason: error.reason)
             }
         }
+    }
+}
+
+extension String {
+    /// The string with leading zeros up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
