@@ -132,9 +132,7 @@ public struct HeadingLineDecoder: Sendable {
                 return decodeReport(report, number: number, receivedAt: receivedAt)
             case UInt8(ascii: "$"), UInt8(ascii: "!"):
                 let sentence = try NMEASentence(content)
-                if requiresChecksum, !sentence.hasChecksum {
-                    throw LineDecodingError.malformed("sentence has no checksum, and checksums are required")
-                }
+                if requiresChecksum { try NMEADecoder.requireChecksum(of: sentence) }
                 // Marked before decoding: gpsd's JSON copy of a sentence whose values are bad is
                 // still a copy, not a second report.
                 if NMEAReport.isAttitudeType(sentence.type) { lastAttitudeSentenceLine = number }

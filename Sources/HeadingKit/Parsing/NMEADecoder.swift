@@ -27,9 +27,7 @@ public enum NMEADecoder {
     /// - Throws: ``LineDecodingError`` for a malformed or incomplete sentence or a value out of range.
     public static func decode(_ line: some Collection<UInt8>, requiringChecksum: Bool = false) throws(LineDecodingError) -> NMEAReport {
         let sentence = try NMEASentence(line)
-        if requiringChecksum, !sentence.hasChecksum {
-            throw .malformed("sentence has no checksum, and checksums are required")
-        }
+        if requiringChecksum { try requireChecksum(of: sentence) }
         return try decode(sentence)
     }
 
@@ -39,12 +37,13 @@ public enum NMEADecoder {
     /// - Throws: ``LineDecodingError`` for an incomplete sentence, or a field that is not a number
     ///   or is out of range.
     public static func decode(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport {
-        try checkComplete(sentence)
+        let type = sentence.type
+        try checkComplete(sentence, type: type)
         let kind = kind(forTalker: sentence.talker)
         var time: NMEAReport.Time?
         var position: GeographicPosition?
         let content: NMEAReport.Content
-        switch sentence.type {
+        switch type {
         case "HDT":
             content = try heading(sentence, 1, "true heading").map { .heading(HeadingReading(trueHeading: $0, kind: kind)) }
                 ?? .noHeading
@@ -75,44 +74,55 @@ public enum NMEADecoder {
 
     // MARK: Completeness
 
-    /// The fields a complete sentence of each type read here has, and what they are, for the error.
-    private static let definedFields: [String: (count: Int, names: String)] = [
-        "HDT": (2, "heading, T"),
-        "HDM": (2, "heading, M"),
-        "HDG": (5, "heading, deviation, E/W, variation, E/W"),
-        "THS": (2, "heading, mode"),
+    /// Refuses a sentence without a checksum: for callers that require checksums.
+    /// - Parameter sentence: The parsed sentence.
+    /// - Throws: ``LineDecodingError`` when it carried none.
+    static func requireChecksum(of sentence: NMEASentence) throws(LineDecodingError) {
+        guard sentence.hasChecksum else { throw .malformed("sentence has no checksum, and checksums are required") }
+    }
+
+    /// What a complete sentence of a type read here carries: how many fields, their names (for the
+    /// error), and the unit letters the type defines, by field.
+    private struct DefinedFields {
+        let count: Int
+        let names: String
+        var unitLetters: [(field: Int, letter: Substring)] = []
+    }
+
+    private static let definedFields: [String: DefinedFields] = [
+        "HDT": DefinedFields(count: 2, names: "heading, T", unitLetters: [(2, "T")]),
+        "HDM": DefinedFields(count: 2, names: "heading, M", unitLetters: [(2, "M")]),
+        "HDG": DefinedFields(count: 5, names: "heading, deviation, E/W, variation, E/W"),
+        "THS": DefinedFields(count: 2, names: "heading, mode"),
         // The eleventh field (IMU status) is read by nothing here: ten are enough.
-        "PASHR": (10, "time, heading, T, roll, pitch, heave, three accuracies, aiding status"),
-        "PTNTHTM": (8, "heading, status, pitch, status, roll, status, dip, field"),
-        "RMC": (11, "time, status, latitude, N/S, longitude, E/W, speed, course, date, variation, E/W"),
-        "ZDA": (6, "time, day, month, year, zone hours, zone minutes"),
+        "PASHR": DefinedFields(count: 10, names: "time, heading, T, roll, pitch, heave, three accuracies, aiding status"),
+        "PTNTHTM": DefinedFields(count: 8, names: "heading, status, pitch, status, roll, status, dip, field"),
+        "RMC": DefinedFields(count: 11, names: "time, status, latitude, N/S, longitude, E/W, speed, course, date, variation, E/W"),
+        "ZDA": DefinedFields(count: 6, names: "time, day, month, year, zone hours, zone minutes"),
     ]
+
+    private static let modernVTG = DefinedFields(count: 8, names: "course, T, course, M, speed, N, speed, K")
+    private static let oldVTG = DefinedFields(count: 4, names: "course, course, speed, speed")
+
+    /// Whether a `VTG` is in the NMEA 2.3+ form (track,T,track,M,knots,N,km/h,K[,mode]) rather than
+    /// the form before 2.0 (track,track,knots,km/h).
+    private static func isModernVTG(_ sentence: NMEASentence) -> Bool {
+        sentence[2] == "T" || sentence[4] == "M" || sentence[6] == "N" || sentence.fieldCount > 4
+    }
 
     /// Refuses a sentence of a type read here that lacks a field its type defines, or whose unit
     /// letter is not the one its type defines.
-    private static func checkComplete(_ sentence: NMEASentence) throws(LineDecodingError) {
-        let type = sentence.type
-        var defined = definedFields[type]
-        if type == "VTG" {
-            // NMEA 2.3+: track,T,track,M,knots,N,km/h,K[,mode]; before 2.0: track,track,knots,km/h.
-            let modern = sentence[2] == "T" || sentence[4] == "M" || sentence[6] == "N" || sentence.fieldCount > 4
-            defined = modern ? (8, "course, T, course, M, speed, N, speed, K") : (4, "course, course, speed, speed")
-        }
+    private static func checkComplete(_ sentence: NMEASentence, type: String) throws(LineDecodingError) {
+        let defined = type == "VTG" ? (isModernVTG(sentence) ? modernVTG : oldVTG) : definedFields[type]
         guard let defined else { return }
         guard sentence.fieldCount >= defined.count else {
             let fields = sentence.fieldCount == 1 ? "1 field" : "\(sentence.fieldCount) fields"
             throw .malformed("\(type) sentence has \(fields); a complete one has \(defined.count) (\(defined.names)): cut short?")
         }
-        for (index, letter) in unitLetters[type] ?? [] where sentence[index] != letter {
+        for (index, letter) in defined.unitLetters where sentence[index] != letter {
             throw .malformed("field \(index) of \(type) is '\(sentence[index])'; expected \(letter)")
         }
     }
-
-    /// The unit letters a type defines, by field.
-    private static let unitLetters: [String: [(Int, Substring)]] = [
-        "HDT": [(2, "T")],
-        "HDM": [(2, "M")],
-    ]
 
     // MARK: Heading sentences
 
@@ -244,8 +254,7 @@ public enum NMEADecoder {
     }
 
     private static func courseFromVTG(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport.Content {
-        // NMEA 2.3+: track,T,track,M,knots,N,km/h,K[,mode]; before 2.0: track,track,knots,km/h.
-        let modern = sentence[2] == "T" || sentence[4] == "M" || sentence[6] == "N" || sentence.fieldCount > 4
+        let modern = isModernVTG(sentence)
         let trueIndex = 1
         let magneticIndex = modern ? 3 : 2
         let knotsIndex = modern ? 5 : 3

@@ -237,7 +237,7 @@ extension HeadingProcessor {
             var output: [HeadingEvent] = []
             for index in sources.indices where index != active {
                 guard sources[index].health.isHealthy, let other = sources[index].lastHeading,
-                    let difference = Self.difference(reference, other), difference > threshold
+                    let difference = HeadingFilter.change(from: reference, to: other), difference > threshold
                 else {
                     disagreements[index] = nil
                     continue
@@ -260,10 +260,6 @@ extension HeadingProcessor {
             return output
         }
 
-        /// The angle between two headings on the same reference (true with true, else magnetic with magnetic).
-        private static func difference(_ first: Heading, _ second: Heading) -> Double? {
-            HeadingFilter.change(from: first, to: second)
-        }
 
         /// The model's variation at the heading's position (or the last or configured one), at its time.
         private mutating func modelVariation(for heading: Heading, warnings: inout [HeadingEvent]) -> Double? {
