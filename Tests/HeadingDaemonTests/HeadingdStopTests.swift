@@ -18,7 +18,7 @@ struct HeadingdStopTests {
     /// Starts headingd with standard output going to `output`, standard error to a file.
     private func start(_ arguments: [String], output: Any) throws -> (Process, URL) {
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-stop-\(UUID().uuidString).err")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: errors.path, contents: nil))
         let process = Process()
         process.executableURL = DaemonProcess.executableURL
         process.arguments = arguments

@@ -1,10 +1,8 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
-import ArgumentParser
-
 /// How headingd writes each heading on standard output.
-enum OutputFormat: String, CaseIterable, Sendable, ExpressibleByArgument {
+enum OutputFormat: String, CaseIterable, Sendable {
     /// One readable line per heading.
     case text
     /// One JSON object per line (JSON Lines).
