@@ -14,6 +14,9 @@ final class DaemonProcess: @unchecked Sendable {
         var errors = Data()
         var waiter: CheckedContinuation<Void, Never>?
         var exited = false
+        /// When the exit was seen, on Foundation's termination thread: not when a busy cooperative
+        /// pool lets a waiting test run.
+        var exitedAt: ContinuousClock.Instant?
         var version = 0
     }
 
@@ -50,6 +53,8 @@ final class DaemonProcess: @unchecked Sendable {
     var terminationStatus: Int32 { process.terminationStatus }
     /// Whether it exited normally (rather than by a signal).
     var exitedNormally: Bool { process.terminationReason == .exit }
+    /// When the process exit was seen (on the thread that reaps it), once it has exited.
+    var exitedAt: ContinuousClock.Instant? { lock.withLock { state.exitedAt } }
     /// The process ID.
     var processIdentifier: Int32 { process.processIdentifier }
 
@@ -69,6 +74,7 @@ final class DaemonProcess: @unchecked Sendable {
             self?.update { $0.errors.append(data) }
         }
         process.terminationHandler = { [weak self] _ in
+            let exitedAt = ContinuousClock.now
             // Drain what the pipes still hold, then report the exit.
             let restOfOutput = outputPipe.fileHandleForReading.readDataToEndOfFile()
             let restOfErrors = errorPipe.fileHandleForReading.readDataToEndOfFile()
@@ -76,6 +82,7 @@ final class DaemonProcess: @unchecked Sendable {
                 $0.output.append(restOfOutput)
                 $0.errors.append(restOfErrors)
                 $0.exited = true
+                $0.exitedAt = exitedAt
             }
         }
         try process.run()

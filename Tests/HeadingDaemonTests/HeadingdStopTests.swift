@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -44,13 +45,17 @@ struct HeadingdStopTests {
         return condition()
     }
 
-    /// Sends SIGTERM and measures how long until the process is gone.
+    /// Sends SIGTERM and measures how long until the process is gone, timed on the thread that
+    /// reaps it (a task polling on a busy cooperative pool would add its own delay).
     private func terminate(_ process: Process) async throws -> Duration {
+        let exitedAt = Mutex<ContinuousClock.Instant?>(nil)
+        process.terminationHandler = { _ in exitedAt.withLock { $0 = ContinuousClock.now } }
         let signalled = ContinuousClock.now
         kill(process.processIdentifier, SIGTERM)
         _ = try await poll(timeout: .seconds(10)) { !process.isRunning }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        return ContinuousClock.now - signalled
+        _ = try await poll(timeout: .seconds(2)) { exitedAt.withLock { $0 } != nil }
+        return (exitedAt.withLock { $0 } ?? ContinuousClock.now) - signalled
     }
 
     @Test func aReplayOfAFIFONoOneWritesStopsOnSIGTERM() async throws {

@@ -25,11 +25,23 @@ struct HostileGPSDTests {
     }
 
     /// Stops the source and checks it stopped within one read timeout and some slack.
+    ///
+    /// The reader's end is timed on a thread of its own, where it happens: a task awaiting
+    /// `waitUntilStopped()` resumes only when a busy cooperative pool lets it (seconds, with the
+    /// suite's other tests running).
     private func stopWithinBound(_ source: GPSDHeadingSource) async {
         let asked = ContinuousClock.now
         source.stop()
+        let stoppedAt: ContinuousClock.Instant = await withCheckedContinuation { continuation in
+            Thread {
+                // The reader sets `idle` as it ends; no event reaches a plain thread, so it polls (bounded: 10 s).
+                let deadline = ContinuousClock.now + .seconds(10)
+                while source.connectionState != .idle, ContinuousClock.now < deadline { usleep(1000) }
+                continuation.resume(returning: ContinuousClock.now)
+            }.start()
+        }
         await source.waitUntilStopped()
-        let took = ContinuousClock.now - asked
+        let took = stoppedAt - asked
         #expect(took < .seconds(2), "stopped after \(took)")
     }
 
