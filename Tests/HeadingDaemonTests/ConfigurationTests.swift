@@ -142,6 +142,30 @@ struct ConfigurationTests {
         #expect(daemon.errors.contains("\(directory.mainFile)\(separator)\(reason)"), "stderr: \(daemon.errors)")
     }
 
+    /// Inputs on which toml++ (in TOMLKit) aborts, found by `Fuzz/FuzzTOML` and kept in
+    /// `Fuzz/Crashes/TOML/`: parsed in a child process first, so each is a refusal (78) naming the
+    /// file, never a crash (134). `parse-value-terminator.toml` has no pre-parse check: only the
+    /// child process stands between it and an abort.
+    @Test(arguments: ["parse-value-terminator.toml", "parse-key-header-equals.toml"])
+    func aFileThatCrashesTheParserIsRefusedNotFatal(name: String) async throws {
+        let crash = DebianPackageTests.repository.appendingPathComponent("Fuzz/Crashes/TOML").appendingPathComponent(name)
+        let directory = try Directory(main: "")
+        try Data(contentsOf: crash).write(to: URL(fileURLWithPath: directory.mainFile))
+        let daemon = try await DaemonProcess.run(["--check-config", directory.mainFile])
+        #expect(daemon.terminationStatus == 78)
+        #expect(daemon.errors.contains("headingd: configuration: \(directory.mainFile)"), "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains("not valid TOML"), "stderr: \(daemon.errors)")
+    }
+
+    @Test func aCrashingFileIsNamedWithTheParsersWordsWhenOnlyTheChildCatchesIt() async throws {
+        let crash = DebianPackageTests.repository.appendingPathComponent("Fuzz/Crashes/TOML/parse-value-terminator.toml")
+        let directory = try Directory(main: "format = \"json\"\n", dropIns: ["50-crash.toml": try String(contentsOf: crash, encoding: .utf8)])
+        let daemon = try await DaemonProcess.run(["--check-config", directory.mainFile])
+        #expect(daemon.terminationStatus == 78)
+        let dropIn = directory.url.appendingPathComponent("conf.d/50-crash.toml").path
+        #expect(daemon.errors.contains("\(dropIn): not valid TOML: the parser (toml++ in TOMLKit) crashed on it (signal 6)"), "stderr: \(daemon.errors)")
+    }
+
     @Test func aConfiguredSourceIsUsed() async throws {
         let directory = try Directory(main: "format = \"json\"\n[simulation]\nrate = 1000\nseed = 7\n")
         let daemon = try await DaemonProcess.run(["--config", directory.mainFile, "--count", "3"])

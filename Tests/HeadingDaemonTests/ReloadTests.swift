@@ -47,4 +47,24 @@ struct ReloadTests {
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
         #expect(daemon.terminationStatus == 0)
     }
+
+    /// A drop-in on which the TOML parser aborts (`Fuzz/Crashes/TOML/`) took the daemon down on
+    /// SIGHUP; parsed in a child process first, it is a refused reload like any broken file.
+    @Test func sighupWithAFileThatCrashesTheParserKeepsTheDaemonRunning() async throws {
+        let directory = try ConfigurationTests.Directory(main: "format = \"text\"\n[simulation]\nrate = 200\n")
+        let daemon = DaemonProcess(arguments: ["--config", directory.mainFile])
+        try daemon.start()
+        #expect(await daemon.wait { output, _ in output.contains(" simulation true ") })
+        let crash = DebianPackageTests.repository.appendingPathComponent("Fuzz/Crashes/TOML/parse-value-terminator.toml")
+        let dropIn = directory.url.appendingPathComponent("conf.d/50-crash.toml")
+        try Data(contentsOf: crash).write(to: dropIn)
+        daemon.send(SIGHUP)
+        let errorLine = "headingd: SIGHUP: configuration not reloaded, the running one is kept: \(dropIn.path): not valid TOML: the parser"
+        #expect(await daemon.wait(untilErrorsContain: errorLine))
+        let count = daemon.outputLines.count
+        #expect(await daemon.wait { output, _ in output.split(separator: "\n").count > count + 20 })
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0)
+    }
 }

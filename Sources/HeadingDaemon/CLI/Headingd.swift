@@ -21,13 +21,23 @@ struct Headingd: AsyncParsableCommand {
     @OptionGroup(title: "Output") var outputOptions: OutputOptions
     @OptionGroup(title: "Configuration") var configurationOptions: ConfigurationOptions
 
+    /// Starts headingd, or the configuration-checking child that ``IsolatedTOMLCheck`` starts
+    /// (before any option is parsed, so the child does no more than parse its input).
+    static func main() async {
+        if CommandLine.arguments.count == 2, CommandLine.arguments[1] == IsolatedTOMLCheck.childArgument {
+            IsolatedTOMLCheck.runChild()
+        }
+        await main(nil)
+    }
+
     func run() async throws {
         let loader = SettingsLoader(
             mainFile: configurationOptions.mainFile,
             mainFileIsRequired: configurationOptions.mainFileIsRequired,
             environment: ProcessInfo.processInfo.environment,
             flags: [sourceOptions.settings, processingOptions.settings, replayOptions.settings, simulationOptions.settings, outputOptions.settings]
-                .reduce(into: [:]) { all, group in all.merge(group) { first, _ in first } }
+                .reduce(into: [:]) { all, group in all.merge(group) { first, _ in first } },
+            parserExecutable: "/proc/self/exe"
         )
         let settings: DaemonSettings
         let files: [String]

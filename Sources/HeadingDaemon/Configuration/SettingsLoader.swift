@@ -33,6 +33,10 @@ struct SettingsLoader: Sendable {
     /// Values given as command-line options, by key name; checked by ``load()`` with the same
     /// schema (``SettingKey/validate(_:)``) as the files and the environment.
     let flags: [String: ConfigContent]
+    /// The executable that checks each file's text in a child process before it is parsed here
+    /// (``IsolatedTOMLCheck``): headingd itself (`/proc/self/exe`) in the daemon; `nil` parses
+    /// in-process only, for callers that are not headingd.
+    var parserExecutable: String? = nil
 
     /// The drop-in directory: `conf.d` beside the main file.
     var dropInDirectory: String {
@@ -45,14 +49,14 @@ struct SettingsLoader: Sendable {
         var files: [String] = []
         var fileProviders: [InMemoryProvider] = []
         if FileManager.default.fileExists(atPath: mainFile) || mainFileIsRequired {
-            fileProviders.append(try Self.provider(forFile: mainFile))
+            fileProviders.append(try Self.provider(forFile: mainFile, parserExecutable: parserExecutable))
             files.append(mainFile)
         }
         let dropIns = ((try? FileManager.default.contentsOfDirectory(atPath: dropInDirectory)) ?? [])
             .filter { $0.hasSuffix(".toml") }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         for name in dropIns {
             let path = URL(fileURLWithPath: dropInDirectory).appendingPathComponent(name).path
-            fileProviders.append(try Self.provider(forFile: path))
+            fileProviders.append(try Self.provider(forFile: path, parserExecutable: parserExecutable))
             files.append(path)
         }
         var environmentValues: [AbsoluteConfigKey: ConfigValue] = [:]
@@ -89,9 +93,11 @@ struct SettingsLoader: Sendable {
         return (settings, files)
     }
 
-    /// One TOML file as a provider, every key and value checked.
-    static func provider(forFile path: String) throws(ConfigurationError) -> InMemoryProvider {
+    /// One TOML file as a provider, every key and value checked; parsed in a child process
+    /// first when `parserExecutable` is given.
+    static func provider(forFile path: String, parserExecutable: String?) throws(ConfigurationError) -> InMemoryProvider {
         let text = try readText(of: path)
+        if let parserExecutable { try IsolatedTOMLCheck.check(text, path: path, executable: parserExecutable) }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
