@@ -50,12 +50,26 @@ final class GPSDConnection {
     private var isOpen = false
 
     /// Connects to gpsd and asks it to stream JSON reports and raw NMEA.
-    /// - Parameter endpoint: Where gpsd listens, and the device to watch.
+    ///
+    /// `gps_open` connects with a blocking `connect(2)`, which a firewall that drops packets holds
+    /// for over two minutes. So the address is first tried without libgps, waiting at most
+    /// `connectTimeout` and no longer than `signal` allows; only an address that answered is
+    /// handed to `gps_open`.
+    /// - Parameters:
+    ///   - endpoint: Where gpsd listens, and the device to watch.
+    ///   - connectTimeout: How long the first try may wait for an answer.
+    ///   - signal: Ends the wait early when set.
     /// - Throws: ``Failure`` when gpsd cannot be reached.
-    init(endpoint: GPSDEndpoint) throws(Failure) {
+    init(endpoint: GPSDEndpoint, connectTimeout: Duration, signal: StopSignal) throws(Failure) {
         data = .allocate(capacity: 1)
         data.initialize(to: gps_data_t())
         line.reserveCapacity(Self.messageCapacity)
+        if let error = Self.connectionError(host: endpoint.host, port: endpoint.port, timeout: connectTimeout, signal: signal) {
+            let reason = error == ETIMEDOUT
+                ? "no answer from gpsd at \(endpoint.host):\(endpoint.port) within \(connectTimeout) (a firewall that drops packets, or no such host)"
+                : "cannot connect to gpsd at \(endpoint.host):\(endpoint.port): \(String(cString: strerror(error)))"
+            throw Failure(reason: reason, isAccessDenied: error == EACCES || error == EPERM)
+        }
         let status = gps_open(endpoint.host, String(endpoint.port), data)
         // libgps replaces errno with its own NL_* code (negative): the system's reason is lost,
         // so a refused connection is tried once more without libgps to learn it.
@@ -64,7 +78,9 @@ final class GPSDConnection {
         guard status == 0 else {
             var reason = "cannot connect to gpsd at \(endpoint.host):\(endpoint.port)"
             var systemError: Int32?
-            if libgpsCode == NL_NOCONNECT { systemError = Self.connectionError(host: endpoint.host, port: endpoint.port) }
+            if libgpsCode == NL_NOCONNECT {
+                systemError = Self.connectionError(host: endpoint.host, port: endpoint.port, timeout: .seconds(1), signal: signal)
+            }
             if let systemError {
                 reason += ": \(String(cString: strerror(systemError)))"
             } else {
@@ -146,8 +162,9 @@ final class GPSDConnection {
     }
 
     /// Why a TCP connection to `host:port` fails, as the system says (`ECONNREFUSED`, `EACCES`,
-    /// …), waiting at most one second; `nil` when it does not fail or the host cannot be resolved.
-    static func connectionError(host: String, port: UInt16) -> Int32? {
+    /// …, `ETIMEDOUT` after `timeout` without an answer, `ECANCELED` when `signal` was set while
+    /// waiting); `nil` when it does not fail or the host cannot be resolved.
+    static func connectionError(host: String, port: UInt16, timeout: Duration, signal: StopSignal) -> Int32? {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
@@ -158,8 +175,19 @@ final class GPSDConnection {
         defer { Glibc.close(socketDescriptor) }
         if connect(socketDescriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return nil }
         guard errno == EINPROGRESS else { return errno }
+        // Waits in slices of at most 100 ms, so that a stop is seen promptly.
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         var request = pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0)
-        guard poll(&request, 1, 1000) == 1 else { return ETIMEDOUT }
+        while true {
+            if signal.isStopped { return ECANCELED }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return ETIMEDOUT }
+            let slice = min(remaining, .milliseconds(100))
+            let milliseconds = Int32(slice.components.seconds * 1000 + slice.components.attoseconds / 1_000_000_000_000_000) + 1
+            let ready = poll(&request, 1, milliseconds)
+            if ready == 1 { break }
+            if ready < 0, errno != EINTR { return errno }
+        }
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(socketDescriptor, SOL_SOCKET, SO_ERROR, &error, &length)

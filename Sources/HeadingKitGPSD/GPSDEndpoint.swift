@@ -24,11 +24,39 @@ public struct GPSDEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.device = device
     }
 
-    /// Parses `gpsd://HOST[:PORT][/DEVICE]`; `HOST` may be `[IPv6]`. Returns `nil` for anything else.
+    /// Why a text is not a gpsd URL.
+    public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The reason, such as `the port must be a number from 1 to 65535`.
+        public let reason: String
+        /// The reason.
+        public var description: String { reason }
+    }
+
+    /// Parses `gpsd://HOST[:PORT][/DEVICE]`; `HOST` may be `[IPv6]`. Returns `nil` for anything
+    /// else; ``init(parsing:)`` says why.
     /// - Parameter text: The URL, such as `gpsd://127.0.0.1:2947/dev/ttyUSB0`.
     public init?(_ text: String) {
-        guard text.hasPrefix("gpsd://") else { return nil }
+        guard let endpoint = try? GPSDEndpoint(parsing: text) else { return nil }
+        self = endpoint
+    }
+
+    /// Parses `gpsd://HOST[:PORT][/DEVICE]`; `HOST` may be `[IPv6]`, and an empty host is
+    /// 127.0.0.1 when a port follows (`gpsd://:2948`).
+    ///
+    /// A path with no host, `gpsd:///run/gpsd.sock`, is refused: gpsd's Unix socket is its control
+    /// socket, not for clients, and read as a URL it would quietly mean 127.0.0.1:2947 watching a
+    /// device named `/run/gpsd.sock`.
+    /// - Parameter text: The URL, such as `gpsd://127.0.0.1:2947/dev/ttyUSB0`.
+    /// - Throws: ``ParseError`` saying what is wrong.
+    public init(parsing text: String) throws(ParseError) {
+        guard text.hasPrefix("gpsd://") else { throw ParseError(reason: "a gpsd URL starts with gpsd://") }
         var rest = Substring(text.dropFirst("gpsd://".count))
+        if rest.hasPrefix("/") {
+            throw ParseError(
+                reason: "gpsd:///PATH names a Unix socket, and gpsd's is its control socket, not for clients: "
+                    + "give gpsd's TCP address, gpsd://HOST[:PORT][/DEVICE] (gpsd://127.0.0.1:2947 by default)"
+            )
+        }
         var device: String?
         if let slash = rest.firstIndex(of: "/") {
             device = String(rest[slash...])
@@ -38,11 +66,11 @@ public struct GPSDEndpoint: Sendable, Hashable, CustomStringConvertible {
         var host: Substring
         var portText: Substring?
         if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
+            guard let close = rest.firstIndex(of: "]") else { throw ParseError(reason: "an IPv6 address must end with ]") }
             host = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { return nil }
+                guard after.hasPrefix(":") else { throw ParseError(reason: "only :PORT may follow an IPv6 address") }
                 portText = after.dropFirst()
             }
         } else if let colon = rest.firstIndex(of: ":") {
@@ -52,12 +80,14 @@ public struct GPSDEndpoint: Sendable, Hashable, CustomStringConvertible {
             host = rest
         }
         if host.isEmpty { host = "127.0.0.1" }
-        guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_:".contains($0)) }) else { return nil }
+        guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_:".contains($0)) }) else {
+            throw ParseError(reason: "the host may hold only letters, digits, '.', '-', '_' and ':'")
+        }
         var port: UInt16 = 2947
         if let portText {
             guard !portText.isEmpty, portText.allSatisfy(\.isASCII), portText.allSatisfy(\.isNumber),
                 let number = UInt16(portText), number > 0
-            else { return nil }
+            else { throw ParseError(reason: "the port must be a number from 1 to 65535") }
             port = number
         }
         self.init(host: String(host), port: port, device: device)

@@ -26,11 +26,15 @@ import Glibc
 ///
 /// A refused, closed or broken connection is a `sourceUnavailable` fault saying when the next
 /// attempt is; attempts follow ``Configuration/backoff`` (0.25 s doubling to 5 s, jittered)
-/// forever, until ``stop()``. Authorization is what the system says: ``requestAuthorization()``
-/// answers `HeadingAuthorizationStatus.authorized` (gpsd is a network service anyone may
-/// reach) until a connection attempt is refused with `EACCES` or `EPERM` (a firewall or a
-/// sandbox), which is published as `HeadingAuthorizationStatus.denied` — and as authorized
-/// again once a connection succeeds.
+/// forever, until ``stop()``. A connection attempt that gets no answer within
+/// ``Configuration/connectTimeout`` (a firewall that drops packets) is such a fault too, and
+/// ``stop()`` takes effect within one ``Configuration/readTimeout`` whatever the socket is doing.
+///
+/// Authorization is what the system says, and only trying tells: it stays `notDetermined` until
+/// the first connection attempt (``requestAuthorization()`` answers at once only once one has
+/// decided). A connection refused with `EACCES` or `EPERM` (a firewall or a sandbox) is a
+/// `permissionDenied` fault, then `HeadingAuthorizationStatus.denied`; a connection that
+/// succeeds is `HeadingAuthorizationStatus.authorized`.
 public final class GPSDHeadingSource: HeadingSource, Sendable {
     /// Which gpsd to read, and how.
     public struct Configuration: Sendable, Hashable {
@@ -51,6 +55,9 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         public var answerTimeout: Duration
         /// Whether an NMEA sentence without a checksum is refused as malformed. Default `false`.
         public var requiresChecksum: Bool
+        /// How long a connection attempt may wait for gpsd's host to answer; then it is a
+        /// `sourceUnavailable` fault and the backoff. Default 3 s.
+        public var connectTimeout: Duration
 
         /// Creates a configuration.
         /// - Parameters:
@@ -61,6 +68,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         ///   - backoff: The delays between connection attempts. Default 0.25 s doubling to 5 s, ±20 %.
         ///   - answerTimeout: How long gpsd may take to answer the watch request. Default 5 s.
         ///   - requiresChecksum: Whether a sentence without a checksum is refused. Default `false`.
+        ///   - connectTimeout: How long a connection attempt may wait for an answer. Default 3 s.
         public init(
             endpoint: GPSDEndpoint = .default,
             sourceName: String? = nil,
@@ -68,7 +76,8 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
             readTimeout: Duration = .milliseconds(250),
             backoff: ReconnectBackoff = ReconnectBackoff(),
             answerTimeout: Duration = .seconds(5),
-            requiresChecksum: Bool = false
+            requiresChecksum: Bool = false,
+            connectTimeout: Duration = .seconds(3)
         ) {
             self.endpoint = endpoint
             self.sourceName = sourceName ?? endpoint.description
@@ -77,6 +86,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
             self.backoff = backoff
             self.answerTimeout = answerTimeout
             self.requiresChecksum = requiresChecksum
+            self.connectTimeout = connectTimeout
         }
     }
 
@@ -171,13 +181,12 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         }
     }
 
-    /// Answers `HeadingAuthorizationStatus.denied` when the last connection attempt was
-    /// refused by the system (`EACCES`/`EPERM`), else `HeadingAuthorizationStatus.authorized`.
+    /// Answers what the last connection attempt decided: `HeadingAuthorizationStatus.denied`
+    /// when the system refused it (`EACCES`/`EPERM`), `HeadingAuthorizationStatus.authorized` when
+    /// it connected. Before any attempt it answers nothing: the first one, after ``start()``, will.
     public func requestAuthorization() {
-        let status = state.withLock { state in
-            if state.authorization == .notDetermined { state.authorization = .authorized }
-            return state.authorization
-        }
+        let status = state.withLock { $0.authorization }
+        guard status != .notDetermined else { return }
         state.report(.authorizationChanged(status), from: self)
     }
 
@@ -279,7 +288,9 @@ private struct GPSDReader: Sendable {
             source()?.setConnectionState(.connecting(attempt: attempt))
             let failure: GPSDConnection.Failure
             do throws(GPSDConnection.Failure) {
-                let connection = try GPSDConnection(endpoint: configuration.endpoint)
+                let connection = try GPSDConnection(
+                    endpoint: configuration.endpoint, connectTimeout: configuration.connectTimeout, signal: signal
+                )
                 source()?.systemAuthorization(.authorized)
                 decoder.restart()
                 var messageNumber = 0
@@ -318,7 +329,6 @@ private struct GPSDReader: Sendable {
                 failure = error
             }
             guard !signal.isStopped, let source = source() else { return }
-            if failure.isAccessDenied { source.systemAuthorization(.denied) }
             let delay = backoff.nextDelay(using: &generator)
             source.setConnectionState(.waitingToRetry(seconds: delay))
             let fault = HeadingFault(
@@ -326,7 +336,9 @@ private struct GPSDReader: Sendable {
                 source: configuration.sourceName,
                 reason: "\(failure.reason); retrying in \(String(format: "%.2f", delay)) s"
             )
+            // The refusal's fault first, with its reason, then the status it decides (one fault per refusal).
             if !signal.isStopped { source.report(.fault(fault)) }
+            if failure.isAccessDenied, !signal.isStopped { source.systemAuthorization(.denied) }
             signal.wait(seconds: delay)
         }
     }

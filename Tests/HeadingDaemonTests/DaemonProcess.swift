@@ -30,9 +30,19 @@ final class DaemonProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var state = State()
 
-    init(arguments: [String], environment: [String: String?] = [:]) {
-        process.executableURL = Self.executableURL
-        process.arguments = arguments
+    /// - Parameters:
+    ///   - arguments: headingd's arguments.
+    ///   - environment: Variables to set (a `nil` value removes one).
+    ///   - launcher: A command that runs headingd for the test, such as `ip netns exec NAME`: it
+    ///     must exec headingd in place, so that the process started is headingd.
+    init(arguments: [String], environment: [String: String?] = [:], launcher: [String] = []) {
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = launcher.dropFirst() + [Self.executableURL.path] + arguments
+        } else {
+            process.executableURL = Self.executableURL
+            process.arguments = arguments
+        }
         process.standardInput = FileHandle.nullDevice
         var variables = ProcessInfo.processInfo.environment
         // A test runner under systemd must not hand its own notify socket to headingd.

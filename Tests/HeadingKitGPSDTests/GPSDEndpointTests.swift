@@ -18,9 +18,18 @@ struct GPSDEndpointTests {
     }
 
     @Test(arguments: ["gpsd:/127.0.0.1", "tcp://127.0.0.1:2947", "gpsd://host:0", "gpsd://host:65536", "gpsd://host:port",
-        "gpsd://[::1", "gpsd://[::1]x", "gpsd://bad host", "gpsd://host:"])
+        "gpsd://[::1", "gpsd://[::1]x", "gpsd://bad host", "gpsd://host:", "gpsd:///run/gpsd.sock", "gpsd:///"])
     func refusesAnythingElse(text: String) {
         #expect(GPSDEndpoint(text) == nil)
+    }
+
+    @Test func aSocketPathIsRefusedWithTheReason() {
+        #expect(throws: GPSDEndpoint.ParseError.self) { try GPSDEndpoint(parsing: "gpsd:///run/gpsd.sock") }
+        do {
+            _ = try GPSDEndpoint(parsing: "gpsd:///run/gpsd.sock")
+        } catch {
+            #expect(error.reason.contains("gpsd's is its control socket, not for clients"))
+        }
     }
 
     @Test func descriptionIsTheURL() {

@@ -8,36 +8,99 @@ import Testing
 struct HeadingProxyStateMachineTests {
     typealias Machine = HeadingProxy.StateMachine
 
-    @Test func enableAsksForAuthorizationFirstThenStartsOnceAuthorized() {
-        var machine = Machine(isRestricted: false)
-        #expect(machine.enable() == .requestAuthorization)
-        #expect(machine.requestAuthorization() == .askSource)
-        #expect(machine.authorizationChanged(to: .authorized) == .publish(.authorized, startSource: true))
-        #expect(machine.isSourceRunning)
-        #expect(machine.enable() == .none)
+    private func machine(restricted: String? = nil) -> Machine {
+        Machine(sourceName: "scripted", restrictionReason: restricted)
     }
 
-    @Test func enableAndDisableAreIdempotent() {
-        var machine = Machine(isRestricted: false)
+    private func refusal(_ reason: String) -> HeadingFault {
+        HeadingFault(code: .permissionDenied, source: "scripted", reason: reason)
+    }
+
+    @Test func enableAsksForAuthorizationFirstThenStartsOnceAuthorized() {
+        var machine = machine()
+        let result1 = machine.enable()
+        #expect(result1 == .requestAuthorization)
+        #expect(machine.requestAuthorization() == .askSource)
+        let result2 = machine.authorizationChanged(to: .authorized)
+        #expect(result2 == .publish(.authorized, refusal: nil, startSource: true))
+        #expect(machine.isSourceRunning)
+        let result3 = machine.authorizationRequestReturned()
+        #expect(!result3, "already started by the answer")
+        let result4 = machine.enable()
+        #expect(result4 == .none)
+    }
+
+    @Test func aSourceThatCanOnlyTellByTryingIsStartedUndetermined() {
+        var machine = machine()
+        let result5 = machine.enable()
+        #expect(result5 == .requestAuthorization)
+        // The source did not answer (gpsd decides on its first connection attempt).
+        let result6 = machine.authorizationRequestReturned()
+        #expect(result6)
+        #expect(machine.isSourceRunning)
+        #expect(machine.authorizationStatus == .notDetermined)
+        let result7 = machine.authorizationChanged(to: .authorized)
+        #expect(result7 == .publish(.authorized, refusal: nil, startSource: false))
+    }
+
+    @Test func enableAndDisableAreIdempotentAndDisableStartsANewGeneration() {
+        var machine = machine()
         _ = machine.authorizationChanged(to: .authorized)
-        #expect(machine.enable() == .startSource)
-        #expect(machine.enable() == .none)
-        #expect(machine.disable() == .finish(stopSource: true))
-        #expect(machine.disable() == .none)
+        let result8 = machine.enable()
+        #expect(result8 == .startSource)
+        let result9 = machine.enable()
+        #expect(result9 == .none)
+        #expect(machine.generation == 0)
+        let result10 = machine.disable()
+        #expect(result10 == true)
+        #expect(machine.generation == 1)
+        let result11 = machine.disable()
+        #expect(result11 == nil)
+        #expect(machine.generation == 1)
         #expect(!machine.isSourceRunning)
     }
 
     @Test func restrictionOutranksTheSource() {
-        var machine = Machine(isRestricted: true)
+        var machine = machine(restricted: "sources.allow")
         #expect(machine.requestAuthorization() == .restrict)
-        #expect(machine.authorizationChanged(to: .authorized) == .publish(.restricted, startSource: false))
+        let result12 = machine.authorizationChanged(to: .authorized)
+        #expect(result12 == .publish(.restricted, refusal: nil, startSource: false))
         #expect(machine.requestAuthorization() == .none)
-        #expect(machine.enable() == .reportUnauthorized(.restricted))
+        guard case .reportRefusal(let fault) = machine.enable() else { Issue.record("no refusal"); return }
+        #expect(fault.reason == "configuration forbids this source: sources.allow")
         #expect(!machine.isSourceRunning)
     }
 
+    @Test func aRefusalAskedBeforeEnableIsReportedOnceByEnableWithTheSourcesReason() {
+        var machine = machine()
+        // requestAuthorization() before enable(): the source's fault then `.denied`, both while disabled.
+        let result13 = machine.shouldDeliver(refusal("/var/log/boat.nmea: permission denied"))
+        #expect(!result13)
+        let result14 = machine.authorizationChanged(to: .denied)
+        #expect(result14 == .publish(.denied, refusal: nil, startSource: false))
+        guard case .reportRefusal(let fault) = machine.enable() else { Issue.record("no refusal"); return }
+        #expect(fault.reason == "/var/log/boat.nmea: permission denied")
+    }
+
+    @Test func aRefusalWhileEnabledIsOneFaultWhetherTheSourceGivesOneOrNot() {
+        var machine = machine()
+        _ = machine.enable()
+        let result15 = machine.shouldDeliver(refusal("EACCES"))
+        #expect(result15)
+        let result16 = machine.authorizationChanged(to: .denied)
+        #expect(result16 == .publish(.denied, refusal: nil, startSource: false))
+
+        var silent = self.machine()
+        _ = silent.enable()
+        guard case .publish(.denied, let fault?, false) = silent.authorizationChanged(to: .denied) else {
+            Issue.record("no fault for a refusal the source gave no reason for")
+            return
+        }
+        #expect(fault.reason == "access to the source was denied")
+    }
+
     @Test func headingFilterMeasuresOnTheCircleInBothDirections() {
-        var machine = Machine(isRestricted: false)
+        var machine = machine()
         _ = machine.enable()
         machine.filter.minimumChange = 1
         let delivered = [359.5, 0.3, 0.6, 0.0, 359.4, 358.5, 359.9, 0.5].filter { machine.shouldDeliver(heading($0)) }
@@ -48,9 +111,10 @@ struct HeadingProxyStateMachineTests {
     }
 
     @Test func nothingIsDeliveredWhileDisabled() {
-        var machine = Machine(isRestricted: false)
+        var machine = machine()
         let delivered = machine.shouldDeliver(heading(10))
         #expect(!delivered)
-        #expect(!machine.shouldDeliverFault())
+        let result17 = machine.shouldDeliver(HeadingFault(code: .stale, source: "scripted", reason: "quiet"))
+        #expect(!result17)
     }
 }

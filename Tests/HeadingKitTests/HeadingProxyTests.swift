@@ -1,6 +1,7 @@
 // headingd — HeadingKit tests
 // SPDX-License-Identifier: Apache-2.0
 
+import Dispatch
 import HeadingKit
 import HeadingKitTesting
 import Testing
@@ -53,21 +54,68 @@ struct HeadingProxyTests {
         #expect(recorder.headings.map(\.trueHeading) == [2])
     }
 
-    @Test func disableFinishesSubscribersAndNewOnesGetTheNextEnable() {
+    @Test func disablePausesSubscribersWhoGetTheNextEnable() async {
         let source = ScriptedHeadingSource()
-        let proxy = HeadingProxy(source: source)
-        let (first, firstCancellable) = record(proxy)
-        proxy.enable()
+        let proxy = HeadingProxy(source: source, delivery: .immediate)
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
+        let headings = proxy.headings()
+        let faults = proxy.faults()
+        // Subscribe once, toggle three times (the pattern of a switch in an app).
+        for round in 1...3 {
+            proxy.enable()
+            source.send(trueHeading: Double(round))
+            source.send(.fault(fault(.deviceLost)))
+            proxy.disable()
+            source.send(trueHeading: 100 + Double(round))  // in flight after disable(): dropped
+        }
+        #expect(recorder.completions == 0)
+        #expect(recorder.headings.map(\.trueHeading) == [1, 2, 3])
+        #expect(await collect(3, from: headings).map(\.trueHeading) == [1, 2, 3])
+        #expect(await collect(3, from: faults).map(\.code) == [.deviceLost, .deviceLost, .deviceLost])
+        #expect(source.startCount == 3)
+        #expect(source.stopCount == 3)
+    }
+
+    @Test func aReportQueuedBeforeDisableIsDroppedButAnAuthorizationChangeIsNot() {
+        let queue = DispatchQueue(label: "test.delivery")
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source, delivery: .queue(queue))
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
+        queue.suspend()
+        proxy.enable()  // authorized (queued), started
+        source.send(trueHeading: 1)  // queued
         proxy.disable()
-        #expect(first.completions == 1)
-        let (second, secondCancellable) = record(proxy)
+        queue.resume()
+        queue.sync {}  // everything queued so far has run
+        #expect(recorder.events == [.authorizationChanged(.authorized)])
         proxy.enable()
-        source.send(trueHeading: 42)
-        #expect(second.headings.map(\.trueHeading) == [42])
-        #expect(second.completions == 0)
-        #expect(first.headings.isEmpty)
-        firstCancellable.cancel()
-        secondCancellable.cancel()
+        source.send(trueHeading: 2)
+        queue.sync {}
+        #expect(recorder.headings.map(\.trueHeading) == [2])
+    }
+
+    @Test func aQueueDeliveryCallsSubscribersOnThatQueueInOrder() async {
+        let queue = DispatchQueue(label: "test.delivery")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source, delivery: .queue(queue))
+        let onQueue = EventRecorder()
+        let cancellable = proxy.headingPublisher.sink { @Sendable heading in
+            if DispatchQueue.getSpecific(key: key) == true { onQueue.record(.heading(heading)) }
+        }
+        defer { cancellable.cancel() }
+        proxy.enable()
+        for value in 0..<100 { source.send(trueHeading: Double(value)) }
+        queue.sync {}
+        #expect(onQueue.headings.map(\.trueHeading) == (0..<100).map { Double($0) })
+    }
+
+    @Test func createdOffTheMainThreadTheDefaultDeliveryIsImmediate() async {
+        let proxy = await Task.detached { HeadingProxy(source: ScriptedHeadingSource()) }.value
+        #expect(proxy.delivery.isImmediate)
     }
 
     @Test func theProxyGoingAwayFinishesSubscribersAndStopsTheSource() async {
@@ -156,13 +204,49 @@ struct HeadingProxyTests {
         #expect(recorder.events.last?.fault?.code == .permissionDenied)
     }
 
-    @Test func sourceAuthorizedLaterStartsThenIfEnabled() {
+    @Test func aSourceThatCanOnlyTellByTryingIsStartedAndStaysUndeterminedUntilItAnswers() {
         let source = ScriptedHeadingSource(authorization: .notDetermined)
         let proxy = HeadingProxy(source: source)
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
         proxy.enable()
-        #expect(source.startCount == 0)
-        source.send(.authorizationChanged(.authorized))
         #expect(source.startCount == 1)
+        #expect(proxy.authorizationStatus == .notDetermined)
+        source.send(.authorizationChanged(.authorized))
+        #expect(proxy.authorizationStatus == .authorized)
+        #expect(source.startCount == 1)
+        #expect(recorder.events == [.authorizationChanged(.authorized)])
+    }
+
+    /// A replay of an unreadable file: the source reports its fault (naming the file), then `.denied`.
+    private func refuse(_ source: ScriptedHeadingSource) {
+        source.send(.fault(HeadingFault(code: .permissionDenied, source: "scripted", reason: "/var/log/boat.nmea: permission denied")))
+        source.send(.authorizationChanged(.denied))
+    }
+
+    @Test(arguments: [true, false])
+    func aRefusalIsOneFaultWithItsReasonWhateverTheOrderOfRequestAndEnable(requestFirst: Bool) {
+        let source = ScriptedHeadingSource(authorization: .notDetermined)
+        let proxy = HeadingProxy(source: source)
+        let (recorder, cancellable) = record(proxy)
+        defer { cancellable.cancel() }
+        if requestFirst {
+            proxy.requestAuthorization()
+            refuse(source)
+            proxy.enable()
+        } else {
+            proxy.enable()
+            refuse(source)
+        }
+        let faults = recorder.events.compactMap(\.fault)
+        #expect(faults.count == 1)
+        #expect(faults.first?.code == .permissionDenied)
+        #expect(faults.first?.reason == "/var/log/boat.nmea: permission denied")
+        #expect(proxy.authorizationStatus == .denied)
+        // Each enable() of a refused proxy says so once more, with the same reason.
+        proxy.disable()
+        proxy.enable()
+        #expect(recorder.events.compactMap(\.fault).map(\.reason) == Array(repeating: "/var/log/boat.nmea: permission denied", count: 2))
     }
 
     @Test func configurationRestrictionIsPublishedAndTheSourceNeverAskedOrStarted() {
@@ -204,9 +288,7 @@ struct HeadingProxyTests {
         let headings = proxy.headings(bufferingPolicy: .bufferingNewest(3))
         proxy.enable()
         for value in [1.0, 2, 3, 4, 5] { source.send(trueHeading: value) }
-        proxy.disable()
-        var received: [Double] = []
-        for await heading in headings { received.append(heading.trueHeading!) }
+        let received = await collect(3, from: headings).map(\.trueHeading)
         #expect(received == [3, 4, 5])
     }
 

@@ -67,8 +67,12 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             kind = .replay(path: String(base.dropFirst("replay:".count)))
         } else if base == "gpsd" {
             kind = .gpsd(.default)
-        } else if let endpoint = GPSDEndpoint(String(base)) {
-            kind = .gpsd(endpoint)
+        } else if base.hasPrefix("gpsd://") {
+            do throws(GPSDEndpoint.ParseError) {
+                kind = .gpsd(try GPSDEndpoint(parsing: String(base)))
+            } catch {
+                return .failure(SettingError("'\(text.prefix(60))' is not a gpsd source: \(error.reason)"))
+            }
         } else {
             return .failure(SettingError("'\(text.prefix(60))' is not a source: must be \(acceptedForms)"))
         }

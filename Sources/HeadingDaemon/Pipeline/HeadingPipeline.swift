@@ -37,9 +37,12 @@ struct HeadingPipeline {
         self.settings = settings
         sources = settings.sources.map { $0.makeSource(settings: settings) }
         // The heading filter is the processor's: filtered in a proxy, a steady heading would look stale.
-        proxies = sources.map { HeadingProxy(source: $0, logger: logger) }
+        // Delivery is immediate, whatever thread builds the pipeline: no hop per heading, and the
+        // consumers behind the center are thread-safe.
+        proxies = sources.map { HeadingProxy(source: $0, delivery: .immediate, logger: logger) }
         processor = HeadingProcessor(
-            inputs: Array(zip(proxies, settings.sources.map(\.installation))), configuration: settings.processorConfiguration
+            inputs: Array(zip(proxies, settings.sources.map(\.installation))), configuration: settings.processorConfiguration,
+            delivery: .immediate
         )
         bridge = HeadingNotificationBridge(processor: processor, center: .heading)
         // Only a lone flat-out replay batches its output; a live source beside it must not wait for a block.

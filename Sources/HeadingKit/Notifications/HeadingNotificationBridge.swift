@@ -12,9 +12,10 @@ import Combine
 /// Posts every event of a ``HeadingProxy`` or a ``HeadingProcessor`` to a notification center, in
 /// the order it happened.
 ///
-/// The bridge outlives the proxy's enable–disable cycles: when ``HeadingProxy/disable()`` finishes
-/// its subscription, it subscribes again for the next ``HeadingProxy/enable()``. It stops when
-/// cancelled, when it goes away, or when the proxy (or processor) does.
+/// Notifications are posted where the proxy (or processor) delivers (its ``HeadingDelivery``), so
+/// the center's observers run there too. The bridge outlives the proxy's enable–disable cycles
+/// (``HeadingProxy/disable()`` pauses, it does not finish). It stops when cancelled, when it goes
+/// away, or when the proxy (or processor) does.
 ///
 /// Safety: `@unchecked Sendable` because its mutable properties, `subscription` and
 /// `isCancelled`, are read and written only while holding `lock`.
@@ -67,12 +68,9 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     private func subscribe() {
         guard let events = events(), !lock.withLock({ isCancelled }) else { return }
         let center = center
-        let cancellable = events.sink(
-            receiveCompletion: { [weak self] _ in self?.subscribe() },
-            receiveValue: { [weak self] event in
-                center.post(Notification.heading(event, object: self?.poster))
-            }
-        )
+        let cancellable = events.sink { [weak self] event in
+            center.post(Notification.heading(event, object: self?.poster))
+        }
         lock.withLock {
             if isCancelled { cancellable.cancel() } else { subscription = cancellable }
         }

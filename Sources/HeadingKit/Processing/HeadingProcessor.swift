@@ -31,7 +31,8 @@ public import Combine
 /// ``HeadingFault/Code/disagreement`` fault. Every fault and authorization change of every source
 /// is passed on.
 ///
-/// Timing runs on an injected clock, so tests advance it instead of sleeping.
+/// Timing runs on an injected clock, so tests advance it instead of sleeping. Subscribers are
+/// called as ``delivery`` says (``HeadingDelivery``), in order.
 ///
 /// Safety: `@unchecked Sendable` because its mutable state (`core`, `subject`, `subscriptions`,
 /// `timer`, `scheduledDeadline`, `isRunning`) is read and written only while holding `lock`, an
@@ -48,15 +49,21 @@ public final class HeadingProcessor: @unchecked Sendable {
     private var isRunning = false
     private let now: @Sendable () -> Duration
     private let sleep: @Sendable (Duration) async throws -> Void
+    /// Where subscribers are called.
+    public let delivery: HeadingDelivery
 
     /// Creates a processor over proxies in priority order, each with its sensor's installation.
     /// - Parameters:
     ///   - inputs: The proxies, best first, with their installations.
     ///   - configuration: Staleness, hysteresis, disagreement and variation settings.
+    ///   - delivery: Where subscribers are called. Default ``HeadingDelivery/automatic``: the main
+    ///     queue when created on the main thread, else the thread that reports.
     ///   - clock: The clock staleness and hold times run on.
     public init<C: Clock>(
-        inputs: [(proxy: HeadingProxy, installation: Installation)], configuration: Configuration = .init(), clock: C
+        inputs: [(proxy: HeadingProxy, installation: Installation)], configuration: Configuration = .init(),
+        delivery: HeadingDelivery = .automatic, clock: C
     ) where C.Duration == Duration {
+        self.delivery = delivery
         proxies = inputs.map(\.proxy)
         core = Core(sources: inputs.map { ($0.proxy.source.name, $0.installation) }, configuration: configuration)
         subscriptions = Array(repeating: nil, count: inputs.count)
@@ -69,8 +76,12 @@ public final class HeadingProcessor: @unchecked Sendable {
     /// - Parameters:
     ///   - inputs: The proxies, best first, with their installations.
     ///   - configuration: Staleness, hysteresis, disagreement and variation settings.
-    public convenience init(inputs: [(proxy: HeadingProxy, installation: Installation)], configuration: Configuration = .init()) {
-        self.init(inputs: inputs, configuration: configuration, clock: ContinuousClock())
+    ///   - delivery: Where subscribers are called. Default ``HeadingDelivery/automatic``.
+    public convenience init(
+        inputs: [(proxy: HeadingProxy, installation: Installation)], configuration: Configuration = .init(),
+        delivery: HeadingDelivery = .automatic
+    ) {
+        self.init(inputs: inputs, configuration: configuration, delivery: delivery, clock: ContinuousClock())
     }
 
     deinit {
@@ -109,13 +120,10 @@ public final class HeadingProcessor: @unchecked Sendable {
         for subscription in cancelled { subscription?.cancel() }
     }
 
-    /// Subscribes to one proxy, and again after each `disable()` finishes its publisher.
+    /// Subscribes to one proxy, for as long as the processor runs (a proxy's `disable()` pauses it).
     private func subscribe(to index: Int) {
         guard lock.withLock({ isRunning }) else { return }
-        let cancellable = proxies[index].publisher.sink(
-            receiveCompletion: { [weak self] _ in self?.subscribe(to: index) },
-            receiveValue: { [weak self] event in self?.receive(event, from: index) }
-        )
+        let cancellable = proxies[index].publisher.sink { [weak self] event in self?.receive(event, from: index) }
         lock.withLock {
             if isRunning { subscriptions[index] = cancellable } else { cancellable.cancel() }
         }
@@ -124,7 +132,7 @@ public final class HeadingProcessor: @unchecked Sendable {
     private func receive(_ event: HeadingEvent, from index: Int) {
         lock.withLock {
             guard isRunning else { return }
-            for output in core.receive(event, from: index, at: now()) { subject.send(output) }
+            for output in core.receive(event, from: index, at: now()) { send(output) }
             scheduleTimer()
         }
     }
@@ -133,9 +141,17 @@ public final class HeadingProcessor: @unchecked Sendable {
         lock.withLock {
             guard isRunning else { return }
             scheduledDeadline = nil
-            for output in core.tick(at: now()) { subject.send(output) }
+            for output in core.tick(at: now()) { send(output) }
             scheduleTimer()
         }
+    }
+
+    /// Hands one output to the subscribers, as ``delivery`` says. Called with `lock` held, so
+    /// outputs keep their order on a queue too.
+    private func send(_ output: HeadingEvent) {
+        if delivery.isImmediate { return subject.send(output) }
+        let subject = subject
+        delivery.perform { subject.send(output) }
     }
 
     /// Wakes at the core's next deadline: only an earlier deadline replaces a scheduled one; a

@@ -5,27 +5,20 @@ extension HeadingProxy {
     /// The proxy's lifecycle as a pure value: each input returns the action the proxy must carry out.
     ///
     /// Keeping the decisions here, free of locks, subjects and sources, makes every rule of
-    /// ``HeadingProxy`` — idempotent enable and disable, authorization before start, the heading
-    /// filter — testable on its own.
+    /// ``HeadingProxy`` — idempotent enable and disable, authorization before start, one fault per
+    /// refusal, the heading filter — testable on its own.
     struct StateMachine: Sendable {
         /// What ``HeadingProxy/enable()`` must do.
         enum EnableAction: Equatable, Sendable {
             /// Already enabled: nothing.
             case none
-            /// Ask for authorization first; the source starts when it is granted.
+            /// Ask for authorization first; the source starts when it is granted, or at once if the
+            /// source can only tell by trying (``StateMachine/authorizationRequestReturned()``).
             case requestAuthorization
             /// Start the source.
             case startSource
-            /// Authorization was refused earlier: report it, start nothing.
-            case reportUnauthorized(HeadingAuthorizationStatus)
-        }
-
-        /// What ``HeadingProxy/disable()`` must do.
-        enum DisableAction: Equatable, Sendable {
-            /// Already disabled: nothing.
-            case none
-            /// Finish the subscribers, stopping the source first if it runs.
-            case finish(stopSource: Bool)
+            /// Authorization was refused earlier: report this fault, start nothing.
+            case reportRefusal(HeadingFault)
         }
 
         /// What ``HeadingProxy/requestAuthorization()`` must do.
@@ -42,8 +35,9 @@ extension HeadingProxy {
         enum AuthorizationChangeAction: Equatable, Sendable {
             /// Same status as before: nothing.
             case none
-            /// Publish the new status, and start the source if it was waiting for it.
-            case publish(HeadingAuthorizationStatus, startSource: Bool)
+            /// Publish the new status, then the refusal fault if there is one, and start the source
+            /// if it was waiting for the answer.
+            case publish(HeadingAuthorizationStatus, refusal: HeadingFault?, startSource: Bool)
         }
 
         /// Whether the proxy is enabled.
@@ -52,14 +46,27 @@ extension HeadingProxy {
         private(set) var authorizationStatus = HeadingAuthorizationStatus.notDetermined
         /// Whether the proxy has started the source and not yet stopped it.
         private(set) var isSourceRunning = false
-        /// Whether configuration forbids the source.
-        let isRestricted: Bool
+        /// Counts ``disable()`` calls: an event queued for delivery before the latest one is dropped.
+        private(set) var generation = 0
+        /// The source's name, for the faults the proxy raises itself.
+        let sourceName: String
+        /// Why configuration forbids the source, or `nil` when it is allowed.
+        let restrictionReason: String?
         /// The heading filter: the minimum change, in degrees on the circle, before a new heading is delivered.
         var filter = HeadingFilter()
+        /// The source's latest `permissionDenied` fault since it was last authorized: the refusal
+        /// with its reason (the file, the address), kept to be reported by a later ``enable()``.
+        private var lastRefusal: HeadingFault?
+        /// Whether a refusal fault was delivered since the last ``enable()``: one per refusal.
+        private var isRefusalDelivered = false
 
-        init(isRestricted: Bool) {
-            self.isRestricted = isRestricted
+        init(sourceName: String, restrictionReason: String?) {
+            self.sourceName = sourceName
+            self.restrictionReason = restrictionReason
         }
+
+        /// Whether configuration forbids the source.
+        var isRestricted: Bool { restrictionReason != nil }
 
         mutating func enable() -> EnableAction {
             guard !isEnabled else { return .none }
@@ -72,15 +79,28 @@ extension HeadingProxy {
             case .notDetermined:
                 return .requestAuthorization
             case .restricted, .denied:
-                return .reportUnauthorized(authorizationStatus)
+                isRefusalDelivered = true
+                return .reportRefusal(refusal())
             }
         }
 
-        mutating func disable() -> DisableAction {
-            guard isEnabled else { return .none }
+        /// After ``EnableAction/requestAuthorization`` was carried out: whether to start the source
+        /// now, because it has not answered and can only tell by trying (gpsd).
+        mutating func authorizationRequestReturned() -> Bool {
+            guard isEnabled, authorizationStatus == .notDetermined, !isSourceRunning else { return false }
+            isSourceRunning = true
+            return true
+        }
+
+        /// Disables the proxy. - Returns: Whether the source must be stopped; `nil` when the proxy
+        /// was already disabled.
+        mutating func disable() -> Bool? {
+            guard isEnabled else { return nil }
             isEnabled = false
+            isRefusalDelivered = false
+            generation += 1
             defer { isSourceRunning = false }
-            return .finish(stopSource: isSourceRunning)
+            return isSourceRunning
         }
 
         func requestAuthorization() -> AuthorizationRequestAction {
@@ -93,9 +113,23 @@ extension HeadingProxy {
             let status = isRestricted ? .restricted : status
             guard status != authorizationStatus else { return .none }
             authorizationStatus = status
+            var refusal: HeadingFault?
+            switch status {
+            case .authorized:
+                lastRefusal = nil
+            case .denied, .restricted:
+                // A source reports its own fault (with the reason) before `.denied`: then that one
+                // was the refusal's fault, and no second is raised.
+                if isEnabled, !isRefusalDelivered {
+                    isRefusalDelivered = true
+                    refusal = self.refusal()
+                }
+            case .notDetermined:
+                break
+            }
             let start = status == .authorized && isEnabled && !isSourceRunning
             if start { isSourceRunning = true }
-            return .publish(status, startSource: start)
+            return .publish(status, refusal: refusal, startSource: start)
         }
 
         /// Whether a heading is delivered: the proxy is enabled and the heading passes the filter.
@@ -103,7 +137,24 @@ extension HeadingProxy {
             isEnabled && filter.admits(heading)
         }
 
-        /// Whether a fault is delivered: only while enabled.
-        func shouldDeliverFault() -> Bool { isEnabled }
+        /// Whether a fault from the source is delivered: only while enabled. A `permissionDenied`
+        /// fault is kept as the refusal's reason either way.
+        mutating func shouldDeliver(_ fault: HeadingFault) -> Bool {
+            if fault.code == .permissionDenied {
+                lastRefusal = fault
+                if isEnabled { isRefusalDelivered = true }
+            }
+            return isEnabled
+        }
+
+        /// The fault that reports the current refusal: the source's own, with its reason, when it
+        /// gave one; else one the proxy words.
+        private func refusal() -> HeadingFault {
+            if authorizationStatus == .restricted {
+                let reason = "configuration forbids this source: \(restrictionReason ?? "restricted")"
+                return HeadingFault(code: .permissionDenied, source: sourceName, reason: reason)
+            }
+            return lastRefusal ?? HeadingFault(code: .permissionDenied, source: sourceName, reason: "access to the source was denied")
+        }
     }
 }

@@ -13,16 +13,26 @@ public import Combine
 /// A CoreLocation-style heading manager: the delegate of one ``HeadingSource``, republishing its
 /// reports to any number of subscribers.
 ///
-/// Call ``enable()`` to start headings and ``disable()`` to stop them, like
+/// Call ``enable()`` to start headings and ``disable()`` to pause them, like
 /// `startUpdatingHeading()` and `stopUpdatingHeading()`. Subscribe with ``publisher`` (Combine, or
-/// OpenCombine on Linux; backed by a `PassthroughSubject`), ``headingPublisher``, or the async
-/// sequences ``events(bufferingPolicy:)`` and ``headings(bufferingPolicy:)``.
+/// OpenCombine on Linux; backed by a `PassthroughSubject`), ``headingPublisher``,
+/// ``faultPublisher``, or the async sequences ``events(bufferingPolicy:)``,
+/// ``headings(bufferingPolicy:)`` and ``faults(bufferingPolicy:)``.
 ///
-/// A fault is an event, not the end of a stream: after the source recovers, headings flow again to
-/// the same subscribers. Only ``disable()``, or the proxy going away, finishes them; a subscription
-/// made while disabled receives the events of the next ``enable()``.
+/// **Subscribe once, toggle freely.** ``disable()`` stops the source and pauses delivery; it
+/// finishes nothing. Subscribers and sequences stay, and receive the headings of the next
+/// ``enable()``. A report still in flight when ``disable()`` returns is dropped. Only the proxy
+/// going away finishes them. A fault is an event, not the end of a stream.
 ///
-/// Every subscriber sees every event in the order the source reported it.
+/// **Delivery.** Subscribers are called where ``delivery`` says (``HeadingDelivery``): by default
+/// on the main queue when the proxy was created on the main thread (Core Location's rule), so
+/// a `sink` in `@MainActor` code is safe; else on the source's thread. Every subscriber sees every
+/// event in the order the source reported it.
+///
+/// **Authorization.** ``authorizationStatus`` is `notDetermined` until the source's first answer
+/// (for gpsd, its first connection attempt). A refusal is reported by one
+/// ``HeadingFault/Code/permissionDenied`` fault carrying its reason, whether
+/// ``requestAuthorization()`` was called before ``enable()`` or not.
 ///
 /// Safety: `@unchecked Sendable` because every stored `var` is read and written only while holding
 /// `lock`, an `NSRecursiveLock` that is also held while an event is handed to subscribers, so that
@@ -33,31 +43,37 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         let finish: @Sendable () -> Void
     }
 
-    /// The default buffering of ``events(bufferingPolicy:)`` and ``headings(bufferingPolicy:)``:
-    /// the newest 1024 events (over 100 s at 10 Hz) wait for a slow consumer; older ones are dropped.
+    /// The default buffering of the async sequences: the newest 1024 events (over 100 s at
+    /// 10 Hz) wait for a slow consumer; older ones are dropped.
     public static let defaultBufferSize = 1024
 
     /// The source this proxy is the delegate of.
     public let source: any HeadingSource
-    private let restrictionReason: String?
+    /// Where subscribers are called.
+    public let delivery: HeadingDelivery
     private let logger: Logger
     private let lock = NSRecursiveLock()
     private var machine: StateMachine
-    private var subject = PassthroughSubject<HeadingEvent, Never>()
+    private let subject = PassthroughSubject<HeadingEvent, Never>()
     private var streams: [Int: StreamSink] = [:]
     private var nextStreamID = 0
 
     /// Creates a proxy and makes itself the source's delegate. Nothing starts until ``enable()``.
     /// - Parameters:
     ///   - source: The source to manage.
+    ///   - delivery: Where subscribers are called. Default ``HeadingDelivery/automatic``: the main
+    ///     queue when created on the main thread, else the source's thread.
     ///   - restrictionReason: Why configuration forbids this source, or `nil` when it is allowed.
     ///     A restricted proxy reports ``HeadingAuthorizationStatus/restricted`` and never starts its source.
     ///   - logger: Where the proxy logs its lifecycle, at debug level.
-    public init(source: any HeadingSource, restrictionReason: String? = nil, logger: Logger = Logger(label: "HeadingKit")) {
+    public init(
+        source: any HeadingSource, delivery: HeadingDelivery = .automatic, restrictionReason: String? = nil,
+        logger: Logger = Logger(label: "HeadingKit")
+    ) {
         self.source = source
-        self.restrictionReason = restrictionReason
+        self.delivery = delivery
         self.logger = logger
-        self.machine = StateMachine(isRestricted: restrictionReason != nil)
+        self.machine = StateMachine(sourceName: source.name, restrictionReason: restrictionReason)
         source.delegate = self
     }
 
@@ -90,10 +106,11 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
 
     // MARK: Lifecycle
 
-    /// Starts headings: asks for authorization if nobody has, then starts the source once authorized.
+    /// Starts headings: asks for authorization if nobody has, then starts the source once
+    /// authorized, or at once when the source can only tell by trying (gpsd).
     ///
-    /// Calling it while enabled does nothing. When authorization was refused, a
-    /// ``HeadingFault/Code/permissionDenied`` fault says so and the source is not started.
+    /// Calling it while enabled does nothing. When authorization was refused, one
+    /// ``HeadingFault/Code/permissionDenied`` fault says why and the source is not started.
     public func enable() {
         let action = lock.withLock { machine.enable() }
         logger.debug("heading proxy enabled", metadata: ["source": "\(source.name)"])
@@ -102,27 +119,20 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
             break
         case .requestAuthorization:
             requestAuthorization()
+            if lock.withLock({ machine.authorizationRequestReturned() }) { source.start() }
         case .startSource:
             source.start()
-        case .reportUnauthorized(let status):
-            reportUnauthorized(status)
+        case .reportRefusal(let fault):
+            lock.withLock { publish(.fault(fault)) }
         }
     }
 
-    /// Stops the source and finishes every subscriber. Calling it while disabled does nothing.
+    /// Stops the source and pauses delivery. Subscribers and sequences stay for the next
+    /// ``enable()``; a report in flight is dropped. Calling it while disabled does nothing.
     public func disable() {
-        let action = lock.withLock { machine.disable() }
-        guard case .finish(let stopSource) = action else { return }
+        guard let stopSource = lock.withLock({ machine.disable() }) else { return }
         // The source is stopped outside the lock: a source thread delivering an event needs the lock.
         if stopSource { source.stop() }
-        lock.withLock {
-            let finished = subject
-            let sinks = streams
-            subject = PassthroughSubject()
-            streams = [:]
-            finished.send(completion: .finished)
-            for sink in sinks.values { sink.finish() }
-        }
         logger.debug("heading proxy disabled", metadata: ["source": "\(source.name)"])
     }
 
@@ -146,14 +156,10 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
 
     /// Every event — headings, faults, authorization changes — as a publisher backed by a `PassthroughSubject`.
     ///
-    /// It never fails; it finishes on ``disable()`` or when the proxy goes away. Sinks are called on
-    /// the source's thread: mark sink closures `@Sendable` when written in `@MainActor` code.
+    /// It never fails, and finishes only when the proxy goes away: ``disable()`` pauses it.
+    /// Sinks are called as ``delivery`` says.
     public var publisher: AnyPublisher<HeadingEvent, Never> {
-        Deferred { [weak self] () -> AnyPublisher<HeadingEvent, Never> in
-            guard let self else { return Empty().eraseToAnyPublisher() }
-            return self.lock.withLock { self.subject }.eraseToAnyPublisher()
-        }
-        .eraseToAnyPublisher()
+        subject.eraseToAnyPublisher()
     }
 
     /// The headings of ``publisher`` alone.
@@ -161,32 +167,57 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         publisher.compactMap(\.heading).eraseToAnyPublisher()
     }
 
+    /// The faults of ``publisher`` alone.
+    public var faultPublisher: AnyPublisher<HeadingFault, Never> {
+        publisher.compactMap(\.fault).eraseToAnyPublisher()
+    }
+
     /// Every event as an async sequence, buffered for a slow consumer as `bufferingPolicy` says.
     ///
-    /// The sequence finishes on ``disable()`` or when the proxy goes away; a fault does not end it.
+    /// The sequence finishes only when the proxy goes away (``disable()`` pauses it) or when
+    /// the consumer stops iterating.
     /// - Parameter bufferingPolicy: What to keep while the consumer is busy. Default: the newest
     ///   ``defaultBufferSize`` events, dropping older ones; `.unbounded` keeps everything.
     /// - Returns: A sequence of the events reported from now on.
     public func events(
         bufferingPolicy: AsyncStream<HeadingEvent>.Continuation.BufferingPolicy = .bufferingNewest(defaultBufferSize)
     ) -> AsyncStream<HeadingEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: HeadingEvent.self, bufferingPolicy: bufferingPolicy)
-        addStream(StreamSink(yield: { continuation.yield($0) }, finish: { continuation.finish() }), continuation)
-        return stream
+        stream(bufferingPolicy: bufferingPolicy) { $0 }
     }
 
     /// The headings alone as an async sequence, buffered for a slow consumer as `bufferingPolicy` says.
     ///
-    /// The sequence finishes on ``disable()`` or when the proxy goes away; a fault does not end it.
+    /// The sequence finishes only when the proxy goes away (``disable()`` pauses it) or when
+    /// the consumer stops iterating.
     /// - Parameter bufferingPolicy: What to keep while the consumer is busy. Default: the newest
     ///   ``defaultBufferSize`` headings, dropping older ones; `.unbounded` keeps everything.
     /// - Returns: A sequence of the headings delivered from now on.
     public func headings(
         bufferingPolicy: AsyncStream<Heading>.Continuation.BufferingPolicy = .bufferingNewest(defaultBufferSize)
     ) -> AsyncStream<Heading> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Heading.self, bufferingPolicy: bufferingPolicy)
+        stream(bufferingPolicy: bufferingPolicy) { $0.heading }
+    }
+
+    /// The faults alone as an async sequence, buffered for a slow consumer as `bufferingPolicy` says.
+    ///
+    /// The sequence finishes only when the proxy goes away (``disable()`` pauses it) or when
+    /// the consumer stops iterating.
+    /// - Parameter bufferingPolicy: What to keep while the consumer is busy. Default: the newest
+    ///   ``defaultBufferSize`` faults, dropping older ones; `.unbounded` keeps everything.
+    /// - Returns: A sequence of the faults delivered from now on.
+    public func faults(
+        bufferingPolicy: AsyncStream<HeadingFault>.Continuation.BufferingPolicy = .bufferingNewest(defaultBufferSize)
+    ) -> AsyncStream<HeadingFault> {
+        stream(bufferingPolicy: bufferingPolicy) { $0.fault }
+    }
+
+    private func stream<Element: Sendable>(
+        bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
+        transform: @escaping @Sendable (HeadingEvent) -> Element?
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
         let sink = StreamSink(
-            yield: { event in if let heading = event.heading { continuation.yield(heading) } },
+            yield: { event in if let element = transform(event) { continuation.yield(element) } },
             finish: { continuation.finish() }
         )
         addStream(sink, continuation)
@@ -218,13 +249,14 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         }
     }
 
-    /// Delivers the fault to every subscriber if the proxy is enabled. The stream goes on.
+    /// Delivers the fault to every subscriber if the proxy is enabled. The stream goes on. A
+    /// `permissionDenied` fault is also kept as the reason a later ``enable()`` reports.
     /// - Parameters:
     ///   - source: The reporting source.
     ///   - fault: What went wrong.
     public func headingSource(_ source: any HeadingSource, didFailWith fault: HeadingFault) {
         lock.withLock {
-            guard machine.shouldDeliverFault() else { return }
+            guard machine.shouldDeliver(fault) else { return }
             publish(.fault(fault))
         }
     }
@@ -241,27 +273,32 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
 
     private func applyAuthorization(_ status: HeadingAuthorizationStatus) {
         let start: Bool = lock.withLock {
-            guard case .publish(let status, let start) = machine.authorizationChanged(to: status) else { return false }
+            guard case .publish(let status, let refusal, let start) = machine.authorizationChanged(to: status) else { return false }
             publish(.authorizationChanged(status))
-            if machine.isEnabled, status == .restricted || status == .denied { reportUnauthorized(status) }
+            if let refusal { publish(.fault(refusal)) }
             return start
         }
         if start { source.start() }
     }
 
-    private func reportUnauthorized(_ status: HeadingAuthorizationStatus) {
-        let reason =
-            switch status {
-            case .restricted: "configuration forbids this source: \(restrictionReason ?? "restricted")"
-            default: "access to the source was \(status)"
+    /// Hands one event to every subscriber, as ``delivery`` says. Called with `lock` held, so
+    /// events never overtake each other. A heading or fault queued before a ``disable()`` is
+    /// dropped when its turn comes; an authorization change is state, and always delivered.
+    private func publish(_ event: HeadingEvent) {
+        guard !delivery.isImmediate else { return send(event) }
+        let generation = machine.generation
+        let isStateChange = if case .authorizationChanged = event { true } else { false }
+        delivery.perform { [weak self] in
+            guard let self else { return }
+            self.lock.withLock {
+                guard isStateChange || generation == self.machine.generation else { return }
+                self.send(event)
             }
-        lock.withLock {
-            publish(.fault(HeadingFault(code: .permissionDenied, source: source.name, reason: reason)))
         }
     }
 
-    /// Hands one event to every subscriber. Called with `lock` held, so events never overtake each other.
-    private func publish(_ event: HeadingEvent) {
+    /// Calls every subscriber with `event`, now. Called with `lock` held.
+    private func send(_ event: HeadingEvent) {
         subject.send(event)
         for sink in streams.values { sink.yield(event) }
     }
