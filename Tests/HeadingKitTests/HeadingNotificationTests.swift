@@ -113,6 +113,65 @@ struct HeadingNotificationTests {
         #expect(recorder.headings.map(\.trueHeading) == [7, 8])
     }
 
+    @Test func faultsHaveAPublisherAndASequenceOnTheCenterToo() async {
+        let center = NotificationCenter()
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source, delivery: .immediate)
+        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+        defer { bridge.cancel() }
+        let published = EventRecorder()
+        let cancellable = center.faultPublisher(from: proxy).sink { @Sendable in published.record(.fault($0)) }
+        defer { cancellable.cancel() }
+        let faults = center.faults(from: proxy)
+        proxy.enable()
+        source.send(trueHeading: 1)
+        source.send(.fault(fault(.deviceLost)))
+        source.send(.fault(fault(.sourceUnavailable)))
+        #expect(published.events.compactMap(\.fault).map(\.code) == [.deviceLost, .sourceUnavailable])
+        #expect(await collect(2, from: faults).map(\.code) == [.deviceLost, .sourceUnavailable])
+    }
+
+    /// Apple Foundation's spellings, which swift-corelibs-foundation lacks (HeadingKit adds them on Linux).
+    @Test func publisherForAndNotificationsNamedWorkAsOnApplePlatforms() async {
+        let center = NotificationCenter()
+        let source = ScriptedHeadingSource()
+        let proxy = HeadingProxy(source: source, delivery: .immediate)
+        let bridge = HeadingNotificationBridge(proxy: proxy, center: center)
+        defer { bridge.cancel() }
+        let published = EventRecorder()
+        let cancellable = center.publisher(for: .headingDidUpdate, object: proxy)
+            .compactMap(\.heading)
+            .sink { @Sendable in published.record(.heading($0)) }
+        let notifications = center.notifications(named: .headingDidFail, object: proxy)
+        proxy.enable()
+        source.send(trueHeading: 5)
+        source.send(.fault(fault(.deviceLost)))
+        cancellable.cancel()
+        source.send(trueHeading: 6)  // after cancel: not received
+        #expect(published.headings.map(\.trueHeading) == [5])
+        var iterator = notifications.makeAsyncIterator()
+        #expect(await iterator.next()?.headingFault?.code == .deviceLost)
+    }
+
+    @Test func anObservationEndsWhenCancelledOrReleasedAndIsSendable() {
+        let center = NotificationCenter()
+        let recorder = EventRecorder()
+        var observation: HeadingObservation? = center.addHeadingEventObserver { recorder.record($0) }
+        let released = center.addHeadingEventObserver { recorder.record($0) }
+        // A Sendable model can hold it: no nonisolated(unsafe).
+        let holder: any Sendable = released
+        center.post(Notification.heading(.heading(heading(1)), object: nil))
+        #expect(recorder.headings.count == 2)
+        released.cancel()
+        #expect(released.isCancelled)
+        center.post(Notification.heading(.heading(heading(2)), object: nil))
+        #expect(recorder.headings.count == 3)
+        observation = nil
+        center.post(Notification.heading(.heading(heading(3)), object: nil))
+        #expect(recorder.headings.count == 3)
+        #expect(observation == nil && (holder as? HeadingObservation) === released)
+    }
+
     @Test func theBridgeCarriesOnAcrossDisableAndEnable() {
         let center = NotificationCenter()
         let source = ScriptedHeadingSource()

@@ -24,8 +24,9 @@ final class StdoutHeadingLog: Service, Sendable {
     private let failedWrite = Mutex<LineWriter.WriteError?>(nil)
     private let reachedLimit: AsyncStream<Void>
     private let limitContinuation: AsyncStream<Void>.Continuation
-    /// The observer token; immutable after init, and `removeObserver` is thread-safe.
-    nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
+    /// The center's observer, set once in init (its closure needs `self`); removed when this
+    /// value goes away, with the observation.
+    private let observation = Mutex<HeadingObservation?>(nil)
 
     /// Creates the log and starts observing at once, so that no event posted before ``run()``
     /// begins is missed.
@@ -52,15 +53,13 @@ final class StdoutHeadingLog: Service, Sendable {
         self.output = output
         self.errors = errors
         (reachedLimit, limitContinuation) = AsyncStream.makeStream(of: Void.self)
-        observer = center.addHeadingEventObserver { [weak self] event in
+        let observation = center.addHeadingEventObserver { [weak self] event in
             guard let self, self.handle(event) else { return }
             self.limitContinuation.finish()
         }
+        self.observation.withLock { $0 = observation }
     }
 
-    deinit {
-        if let observer { center.removeObserver(observer) }
-    }
 
     /// The number of headings printed so far.
     var headingCount: Int { printed.withLock { $0 } }

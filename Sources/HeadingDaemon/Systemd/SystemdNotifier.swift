@@ -35,8 +35,9 @@ final class SystemdNotifier: Service, Sendable {
     private let sleep: @Sendable (Duration) async throws -> Void
     private let isReloading: @Sendable () -> Bool
     private let state = Mutex(State())
-    /// The observer token; set once in init, and `removeObserver` is thread-safe.
-    nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
+    /// The center's observer, set once in init (its closure needs `self`); removed when this
+    /// value goes away, with the observation.
+    private let observation = Mutex<HeadingObservation?>(nil)
 
     /// The interval for `WATCHDOG=1`: half of `$WATCHDOG_USEC`, when it is set for this process.
     static func watchdogIntervalFromEnvironment() -> Duration? {
@@ -66,12 +67,10 @@ final class SystemdNotifier: Service, Sendable {
         self.sourceName = sourceName
         self.watchdogInterval = watchdogInterval
         self.sleep = { try await clock.sleep(for: $0) }
-        observer = center.addHeadingEventObserver { [weak self] event in self?.handle(event) }
+        let observation = center.addHeadingEventObserver { [weak self] event in self?.handle(event) }
+        self.observation.withLock { $0 = observation }
     }
 
-    deinit {
-        if let observer { center.removeObserver(observer) }
-    }
 
     /// Sends `READY=1`, then ticks (watchdog, status) until shutdown, and sends `STOPPING=1`.
     func run() async {

@@ -17,25 +17,30 @@ extension NotificationCenter {
     /// `Notification.Name.headingDidFail` or
     /// `Notification.Name.headingAuthorizationDidChange`, with the proxy as the
     /// notification's object. Observe with `addObserver` and the typed accessors on `Notification`,
-    /// with ``addHeadingEventObserver(from:using:)``, with ``headingPublisher(from:)``, or with the
-    /// async sequences ``headingEvents(from:bufferingPolicy:)`` and ``headings(from:bufferingPolicy:)``.
+    /// with ``addHeadingEventObserver(from:using:)``, with ``headingPublisher(from:)`` and
+    /// ``faultPublisher(from:)``, or with the async sequences ``headingEvents(from:bufferingPolicy:)``,
+    /// ``headings(from:bufferingPolicy:)`` and ``faults(from:bufferingPolicy:)``. Observers run where
+    /// the poster delivers (its ``HeadingDelivery``).
     public static let heading = NotificationCenter()
 
     /// Calls `block` with every heading event posted to this center, in the order posted.
     ///
-    /// One observer sees all three names, so a fault and the headings around it never change
-    /// places. The block runs synchronously on the posting thread.
+    /// One observer sees every heading notification name, so a fault and the headings around it
+    /// never change places. The block runs synchronously where the event is posted: the poster's
+    /// ``HeadingDelivery``.
     /// - Parameters:
     ///   - object: Only events posted by this object (a ``HeadingProxy``); `nil` for all.
     ///   - block: Called with each event.
-    /// - Returns: The token to pass to `removeObserver(_:)`.
+    /// - Returns: The observation: it lasts until cancelled or released (or passed to
+    ///   `removeObserver(_:)`), and it is `Sendable`.
     public func addHeadingEventObserver(
         from object: AnyObject? = nil,
         using block: @escaping @Sendable (HeadingEvent) -> Void
-    ) -> any NSObjectProtocol {
-        addObserver(forName: nil, object: object, queue: nil) { notification in
+    ) -> HeadingObservation {
+        let token = addObserver(forName: nil, object: object, queue: nil) { notification in
             if let event = notification.headingEvent { block(event) }
         }
+        return HeadingObservation(center: self, token: token)
     }
 
     /// Every heading event posted to this center from now on, as an async sequence.
@@ -69,27 +74,32 @@ extension NotificationCenter {
         observedStream(from: object, bufferingPolicy: bufferingPolicy) { $0.heading }
     }
 
+    /// Every fault posted to this center from now on, typed, as an async sequence.
+    /// - Parameters:
+    ///   - object: Only faults posted by this object; `nil` for all.
+    ///   - bufferingPolicy: What to keep while the consumer is busy. Default: the newest
+    ///     ``HeadingProxy/defaultBufferSize`` faults, dropping older ones; `.unbounded` keeps all.
+    /// - Returns: The faults, in the order posted.
+    public func faults(
+        from object: AnyObject? = nil,
+        bufferingPolicy: AsyncStream<HeadingFault>.Continuation.BufferingPolicy =
+            .bufferingNewest(HeadingProxy.defaultBufferSize)
+    ) -> AsyncStream<HeadingFault> {
+        observedStream(from: object, bufferingPolicy: bufferingPolicy) { $0.fault }
+    }
+
     /// Every heading posted to this center, as a publisher (Combine, or OpenCombine on Linux).
     /// - Parameter object: Only headings posted by this object; `nil` for all.
     /// - Returns: A publisher that never fails or finishes.
     public func headingPublisher(from object: AnyObject? = nil) -> AnyPublisher<Heading, Never> {
-        #if canImport(Combine)
         publisher(for: .headingDidUpdate, object: object).compactMap(\.heading).eraseToAnyPublisher()
-        #else
-        // By hand rather than OpenCombineFoundation's `publisher(for:)`: that module also brings
-        // FoundationNetworking (libcurl, TLS, Kerberos) into every process that links HeadingKit.
-        let center = self
-        return Deferred {
-            let subject = PassthroughSubject<Heading, Never>()
-            let observer = ObserverToken(
-                center.addObserver(forName: .headingDidUpdate, object: object, queue: nil) { notification in
-                    if let heading = notification.heading { subject.send(heading) }
-                }
-            )
-            return subject.handleEvents(receiveCancel: { center.removeObserver(observer.token) })
-        }
-        .eraseToAnyPublisher()
-        #endif
+    }
+
+    /// Every fault posted to this center, as a publisher (Combine, or OpenCombine on Linux).
+    /// - Parameter object: Only faults posted by this object; `nil` for all.
+    /// - Returns: A publisher that never fails or finishes.
+    public func faultPublisher(from object: AnyObject? = nil) -> AnyPublisher<HeadingFault, Never> {
+        publisher(for: .headingDidFail, object: object).compactMap(\.headingFault).eraseToAnyPublisher()
     }
 
     private func observedStream<Element: Sendable>(
@@ -98,24 +108,11 @@ extension NotificationCenter {
         transform: @escaping @Sendable (HeadingEvent) -> Element?
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
-        let token = addHeadingEventObserver(from: object) { event in
+        let observation = addHeadingEventObserver(from: object) { event in
             if let element = transform(event) { continuation.yield(element) }
         }
-        // The token is immutable and `removeObserver` is thread-safe, so sending it to the
-        // termination handler is safe although `NSObjectProtocol` is not marked Sendable.
-        nonisolated(unsafe) let observer = token
-        continuation.onTermination = { [weak self] _ in self?.removeObserver(observer) }
+        continuation.onTermination = { _ in observation.cancel() }
         return stream
     }
 }
 
-#if !canImport(Combine)
-/// An observer token carried into a cancel handler.
-///
-/// Safety: `@unchecked Sendable` because the token is immutable and only handed back to
-/// `NotificationCenter.removeObserver(_:)`, which is thread-safe (the center's own lock).
-private final class ObserverToken: @unchecked Sendable {
-    let token: any NSObjectProtocol
-    init(_ token: any NSObjectProtocol) { self.token = token }
-}
-#endif
