@@ -16,6 +16,10 @@ let package = Package(
         .library(name: "HeadingKitTesting", targets: ["HeadingKitTesting"]),
         .executable(name: "headingd", targets: ["HeadingDaemon"]),
     ],
+    traits: [
+        .trait(name: "Daemon", description: "The headingd executable and what only it needs (argument parsing, configuration, service lifecycle, TOML)."),
+        .default(enabledTraits: ["Daemon"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,6 +37,8 @@ let package = Package(
             name: "HeadingKit",
             dependencies: [
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
+                // `receive(on: DispatchQueue.main)`: DispatchQueue as an OpenCombine scheduler.
+                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The World Magnetic Model's coefficient file, compiled in by scripts/embed-wmm.
@@ -56,12 +62,12 @@ let package = Package(
             dependencies: [
                 "HeadingKit",
                 "HeadingKitGPSD",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Daemon"])),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Daemon"])),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Daemon"])),
+                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Daemon"])),
+                .product(name: "TOMLKit", package: "TOMLKit", condition: .when(traits: ["Daemon"])),
             ]
         ),
         .testTarget(
