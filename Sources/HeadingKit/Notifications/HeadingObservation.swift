@@ -8,7 +8,7 @@ import Synchronization
 /// `AnyCancellable`: keep it for as long as you observe.
 ///
 /// `Sendable`, so a `Sendable` or actor-isolated model can hold it without `nonisolated(unsafe)`.
-/// ``NotificationCenter/addHeadingEventObserver(from:using:)`` returns one.
+/// `NotificationCenter.addHeadingEventObserver(from:using:)` returns one.
 public final class HeadingObservation: Sendable, Hashable {
     private let center: NotificationCenter
     /// The center's own token, handed back to `removeObserver(_:)` once; `nil` once removed.
@@ -51,7 +51,7 @@ struct ObserverToken: @unchecked Sendable {
 extension NotificationCenter {
     /// Removes a heading observer: the same as ``HeadingObservation/cancel()``, in the spelling
     /// `removeObserver(_:)` code already uses.
-    /// - Parameter observation: What ``addHeadingEventObserver(from:using:)`` returned.
+    /// - Parameter observation: What `addHeadingEventObserver(from:using:)` returned.
     public func removeObserver(_ observation: HeadingObservation) {
         observation.cancel()
     }
