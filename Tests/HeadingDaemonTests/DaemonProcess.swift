@@ -17,6 +17,9 @@ final class DaemonProcess: @unchecked Sendable {
         /// When the exit was seen, on Foundation's termination thread: not when a busy cooperative
         /// pool lets a waiting test run.
         var exitedAt: ContinuousClock.Instant?
+        /// For each chunk of standard error: the length of `errors` after it, and when it arrived
+        /// (on Foundation's reading thread, not when a busy cooperative pool lets a test run).
+        var errorArrivals: [(length: Int, at: ContinuousClock.Instant)] = []
         var version = 0
     }
 
@@ -80,8 +83,12 @@ final class DaemonProcess: @unchecked Sendable {
         }
         errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
+            let arrived = ContinuousClock.now
             if data.isEmpty { handle.readabilityHandler = nil }
-            self?.update { $0.errors.append(data) }
+            self?.update {
+                $0.errors.append(data)
+                $0.errorArrivals.append(($0.errors.count, arrived))
+            }
         }
         process.terminationHandler = { [weak self] _ in
             let exitedAt = ContinuousClock.now
@@ -96,6 +103,14 @@ final class DaemonProcess: @unchecked Sendable {
             }
         }
         try process.run()
+    }
+
+    /// When standard error first held `text` in full: the arrival of the chunk that completed it.
+    func timeOfError(containing text: String) -> ContinuousClock.Instant? {
+        lock.withLock {
+            guard let range = state.errors.range(of: Data(text.utf8)) else { return nil }
+            return state.errorArrivals.first { $0.length >= range.upperBound }?.at
+        }
     }
 
     /// Sends a signal.

@@ -43,10 +43,15 @@ struct HeadingdGPSDTests {
         #expect(daemon.errors.contains("headingd: fault: \(endpoint): sourceUnavailable: cannot connect to gpsd at 127.0.0.1:"))
     }
 
-    @Test(arguments: ["gpsd://host:0", "gpsd://[::1", "tcp://127.0.0.1:2947"])
-    func badGpsdURLsAreRefused(url: String) async throws {
+    @Test(arguments: [
+        ("gpsd://host:0", "is not a gpsd source: the port must be a number from 1 to 65535"),
+        ("gpsd://[::1", "is not a gpsd source: an IPv6 address must end with ]"),
+        ("gpsd:///run/gpsd.sock", "gpsd's is its control socket, not for clients: give gpsd's TCP address, gpsd://HOST[:PORT]"),
+        ("tcp://127.0.0.1:2947", "gpsd://HOST:PORT"),
+    ])
+    func badGpsdURLsAreRefused(url: String, reason: String) async throws {
         let daemon = try await DaemonProcess.run(["--source", url])
         #expect(daemon.terminationStatus == 78)  // EX_CONFIG, as the same value in a file or the environment
-        #expect(daemon.errors.contains("gpsd://HOST:PORT"))
+        #expect(daemon.errors.contains(reason), "stderr: \(daemon.errors)")
     }
 }

@@ -3,6 +3,10 @@
 
 import Foundation
 @testable import HeadingDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// The child-process check's own outcomes, with small scripts standing in for a parser that
@@ -14,9 +18,14 @@ struct IsolatedTOMLCheckTests {
     final class Script {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-child-\(UUID().uuidString)").path
 
+        /// Written through a close-on-exec descriptor: a descriptor open for writing that a child
+        /// process of another test inherits would make the exec fail with ETXTBSY.
         init(_ body: String) throws {
-            try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: path))
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o700)
+            guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+            defer { close(descriptor) }
+            let bytes = Array("#!/bin/sh\n\(body)\n".utf8)
+            guard write(descriptor, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
         }
 
         deinit { try? FileManager.default.removeItem(atPath: path) }
@@ -36,7 +45,8 @@ struct IsolatedTOMLCheckTests {
         let text = String(repeating: "# a comment line of some length\n", count: 6_400)
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-child-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        #expect(refusal(text, try Script("cat > \(copy); exit 0")) == nil)
+        let outcome = refusal(text, try Script("cat > \(copy); exit 0"))
+        #expect(outcome == nil, "refused: \(outcome.map { "\($0)" } ?? "")")
         #expect(try String(contentsOfFile: copy, encoding: .utf8) == text)
         #expect(refusal("", try Script("cat > /dev/null; exit 1")) == nil)
     }

@@ -20,7 +20,9 @@ public protocol HeadingSource: AnyObject, Sendable {
     ///
     /// The answer arrives as ``HeadingSourceDelegate/headingSource(_:didChangeAuthorization:)``,
     /// possibly before this method returns. A source that can only tell by trying (gpsd) answers
-    /// once ``start()`` has tried.
+    /// nothing until ``start()`` has tried: ``HeadingProxy`` then starts it undetermined. A
+    /// refusal is reported as a ``HeadingFault/Code/permissionDenied`` fault carrying its reason
+    /// (the file, the address), *then* the ``HeadingAuthorizationStatus/denied`` status.
     func requestAuthorization()
 
     /// Begins delivering reports to the delegate. Calling it while started does nothing.
