@@ -4,6 +4,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The configuration layers end to end: files, drop-ins, environment, flags, and `--check-config`.
 @Suite(.timeLimit(.minutes(2)))
 struct ConfigurationTests {
@@ -164,6 +168,17 @@ struct ConfigurationTests {
         #expect(daemon.terminationStatus == 78)
         let dropIn = directory.url.appendingPathComponent("conf.d/50-crash.toml").path
         #expect(daemon.errors.contains("\(dropIn): not valid TOML: the parser (toml++ in TOMLKit) crashed on it (signal 6)"), "stderr: \(daemon.errors)")
+    }
+
+    @Test func aFIFOOrADirectoryIsRefusedWithoutWaitingForAWriter() async throws {
+        let directory = try Directory(main: "")
+        let fifo = directory.url.appendingPathComponent("fifo.toml").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, directory.url.path] {
+            let daemon = try await DaemonProcess.run(["--check-config", path])
+            #expect(daemon.terminationStatus == 78)
+            #expect(daemon.errors.contains("\(path): is not a regular file"), "stderr: \(daemon.errors)")
+        }
     }
 
     @Test func aConfiguredSourceIsUsed() async throws {

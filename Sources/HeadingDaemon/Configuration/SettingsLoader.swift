@@ -115,17 +115,22 @@ struct SettingsLoader: Sendable {
     /// mistaken path (a log, a device) is refused rather than read whole.
     static let maximumFileSize = 1 << 20
 
-    /// A file's text, read with `read(2)` in a loop (at most ``maximumFileSize`` bytes).
+    /// A regular file's text, read with `read(2)` in a loop (at most ``maximumFileSize`` bytes).
     ///
     /// Not `String(contentsOfFile:)`: in Swift 6.3's FoundationEssentials on Linux it leaks a 4 KiB
     /// buffer per call (heaptrack: 4,096 B per SIGHUP reload), and a daemon reloads for months.
     private static func readText(of path: String) throws(ConfigurationError) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             let reason = errno == ENOENT ? "no such file" : errno == EACCES ? "permission denied" : String(cString: strerror(errno))
             throw ConfigurationError(origin: path, key: nil, reason: reason)
         }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw ConfigurationError(origin: path, key: nil, reason: "is not a regular file (a directory, FIFO or device): not a configuration file")
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
