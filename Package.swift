@@ -54,6 +54,10 @@ let package = Package(
             dependencies: ["HeadingKit", "CGPS"]
         ),
         .target(
+            name: "HeadingOutputs",
+            dependencies: ["HeadingKit"]
+        ),
+        .target(
             name: "HeadingKitTesting",
             dependencies: ["HeadingKit"]
         ),
@@ -78,6 +82,13 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
+            ]
+        ),
+        .testTarget(
+            name: "HeadingOutputsTests",
+            dependencies: [
+                "HeadingOutputs", "HeadingKit",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(
