@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // `swift package generate-documentation` (scripts/build-docs): HeadingKit's DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The daemon's network outputs (NMEA 0183 over TCP).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -66,12 +68,15 @@ let package = Package(
             dependencies: [
                 "HeadingKit",
                 "HeadingKitGPSD",
+                "HeadingOutputs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Daemon"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Daemon"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Daemon"])),
                 .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Daemon"])),
                 .product(name: "TOMLKit", package: "TOMLKit", condition: .when(traits: ["Daemon"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Daemon"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Daemon"])),
             ]
         ),
         .testTarget(

@@ -34,6 +34,11 @@ struct SettingLayerConsistencyTests {
         Case(key: "disagreement.threshold", text: "181", toml: "181"),
         Case(key: "disagreement.hold", text: "-1", toml: "-1"),
         Case(key: "position", text: "54.3,10.1,-7000000", toml: "\"54.3,10.1,-7000000\""),
+        Case(key: "outputs.nmea0183.tcp.listen", text: "127.0.0.1:70000", toml: "\"127.0.0.1:70000\""),
+        Case(key: "outputs.nmea0183.tcp.max_clients", text: "0", toml: "0"),
+        Case(key: "outputs.nmea0183.tcp.sentences", text: "GGA", toml: "[\"GGA\"]"),
+        Case(key: "outputs.nmea0183.tcp.talker", text: "ii", toml: "\"ii\""),
+        Case(key: "outputs.nmea0183.tcp.rate", text: "1000", toml: "1000"),
     ]
 
     /// Every key that can hold a wrong value has a case (true or false cannot be out of range).
@@ -48,7 +53,8 @@ struct SettingLayerConsistencyTests {
         let key = try #require(DaemonSettings.keys.first { $0.name == wrong.key })
         let empty = try ConfigurationTests.Directory(main: "")
         let parts = wrong.key.split(separator: ".")
-        let toml = parts.count == 2 ? "[\(parts[0])]\n\(parts[1]) = \(wrong.toml)\n" : "\(wrong.key) = \(wrong.toml)\n"
+        let toml = parts.count > 1
+            ? "[\(parts.dropLast().joined(separator: "."))]\n\(parts.last!) = \(wrong.toml)\n" : "\(wrong.key) = \(wrong.toml)\n"
         let file = try ConfigurationTests.Directory(main: toml)
 
         let byOption = try await DaemonProcess.run(["--config", empty.mainFile, "\(key.option)=\(wrong.text)", "--count", "1"])

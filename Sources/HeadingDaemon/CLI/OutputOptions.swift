@@ -19,6 +19,31 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Log headingd's own lifecycle at debug level on standard error.")
     var verbose = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve NMEA 0183 heading sentences over TCP on this address, such as 127.0.0.1:10110 (default: none; "
+                + "a non-loopback address serves the network).", valueName: "host:port"
+        )
+    )
+    var nmeaTcp: String?
+
+    @Option(help: ArgumentHelp("The most NMEA 0183 TCP clients at once; the next is refused. (default: 16)", valueName: "n"))
+    var nmeaTcpMaxClients: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "The NMEA 0183 sentences for each heading, comma-separated, of HDT, HDM, HDG, THS and ROT. (default: HDT,HDG,THS)",
+            valueName: "list"
+        )
+    )
+    var nmeaSentences: String?
+
+    @Option(help: ArgumentHelp("The NMEA 0183 talker, two letters. (default: II, integrated instrumentation)", valueName: "id"))
+    var nmeaTalker: String?
+
+    @Option(help: ArgumentHelp("The most NMEA 0183 headings a second; 0 sends every heading. (default: 10)", valueName: "hz"))
+    var nmeaRate: Double?
+
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count).") }
     }
@@ -28,6 +53,11 @@ struct OutputOptions: ParsableArguments {
         optionSettings([
             "format": format.map(ConfigContent.string),
             "verbose": verbose ? .bool(true) : nil,
+            "outputs.nmea0183.tcp.listen": nmeaTcp.map(ConfigContent.string),
+            "outputs.nmea0183.tcp.max_clients": nmeaTcpMaxClients.map(ConfigContent.int),
+            "outputs.nmea0183.tcp.sentences": nmeaSentences.map { .stringArray($0.split(separator: ",").map(String.init)) },
+            "outputs.nmea0183.tcp.talker": nmeaTalker.map(ConfigContent.string),
+            "outputs.nmea0183.tcp.rate": nmeaRate.map(ConfigContent.double),
         ])
     }
 }

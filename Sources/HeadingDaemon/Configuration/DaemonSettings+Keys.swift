@@ -4,6 +4,7 @@
 import Configuration
 import Foundation
 import HeadingKit
+import HeadingOutputs
 
 extension DaemonSettings {
     /// Every key headingd reads, with its checks.
@@ -47,6 +48,31 @@ extension DaemonSettings {
                 return "must be LATITUDE,LONGITUDE[,ALTITUDE], such as 54.32,10.14 (degrees North within ±90 and East within ±180, metres above the ellipsoid from -1000 to 100000)"
             }
             return nil
+        },
+        SettingKey(name: "outputs.nmea0183.tcp.listen", option: "--nmea-tcp", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || ListenAddress(text) != nil else {
+                return "must be HOST:PORT, such as 127.0.0.1:10110 or [::1]:10110, or \"\" for no NMEA 0183 TCP output"
+            }
+            return nil
+        },
+        SettingKey(name: "outputs.nmea0183.tcp.max_clients", option: "--nmea-tcp-max-clients", kind: .integer) { content in
+            guard case .int(let count) = content, (1...1024).contains(count) else { return "must be from 1 to 1024" }
+            return nil
+        },
+        SettingKey(name: "outputs.nmea0183.tcp.sentences", option: "--nmea-sentences", kind: .stringList) { content in
+            guard case .stringArray(let names) = content, !names.isEmpty,
+                names.allSatisfy({ NMEA0183Encoder.Sentence(rawValue: $0) != nil })
+            else { return "must list one or more of HDT, HDM, HDG, THS and ROT" }
+            return nil
+        },
+        SettingKey(name: "outputs.nmea0183.tcp.talker", option: "--nmea-talker", kind: .string) { content in
+            guard case .string(let text) = content, NMEA0183Encoder(talker: text) != nil else {
+                return "must be two uppercase letters or digits, such as II, HE or GP"
+            }
+            return nil
+        },
+        SettingKey(name: "outputs.nmea0183.tcp.rate", option: "--nmea-rate", kind: .double) {
+            number($0, in: 0...100, "between 0 (every heading) and 100 Hz")
         },
     ]
 

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HeadingKit
+import HeadingOutputs
 
 extension DaemonSettings {
     /// The settings as a TOML document, for `--check-config`.
@@ -32,6 +33,13 @@ extension DaemonSettings {
             [disagreement]
             threshold = \(disagreementThreshold)
             hold = \(disagreementHold)
+
+            [outputs.nmea0183.tcp]
+            listen = \(quoted(nmeaTCPListen?.description ?? ""))
+            max_clients = \(nmeaTCPMaxClients)
+            sentences = [\(nmeaSentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
+            talker = \(quoted(nmeaTalker))
+            rate = \(nmeaRate)
             """
     }
 }

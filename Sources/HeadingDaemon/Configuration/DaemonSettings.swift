@@ -4,6 +4,7 @@
 import Configuration
 import Foundation
 import HeadingKit
+import HeadingOutputs
 
 /// headingd's effective settings, after files, drop-ins, environment and flags (see
 /// ``SettingsLoader``), with the defaults for whatever none of them sets.
@@ -33,6 +34,16 @@ struct DaemonSettings: Sendable, Equatable {
     var disagreementHold = 10.0
     /// The vessel's position when no source reports one, for the World Magnetic Model.
     var position: GeographicPosition?
+    /// Where the NMEA 0183 TCP output listens; `nil` for none (the default).
+    var nmeaTCPListen: ListenAddress?
+    /// How many NMEA 0183 TCP clients at once; the next is refused.
+    var nmeaTCPMaxClients = 16
+    /// The sentences the NMEA 0183 TCP output writes for each heading.
+    var nmeaSentences: [NMEA0183Encoder.Sentence] = [.hdt, .hdg, .ths]
+    /// The NMEA 0183 talker.
+    var nmeaTalker = "II"
+    /// The NMEA 0183 output's maximum rate in Hz; 0 sends every heading.
+    var nmeaRate = 10.0
 
     /// The processor's configuration these settings give.
     var processorConfiguration: HeadingProcessor.Configuration {
@@ -67,6 +78,12 @@ struct DaemonSettings: Sendable, Equatable {
         disagreementThreshold = reader.double(forKey: "disagreement.threshold") ?? defaults.disagreementThreshold
         disagreementHold = reader.double(forKey: "disagreement.hold") ?? defaults.disagreementHold
         position = reader.string(forKey: "position").flatMap(Self.parsePosition)
+        nmeaTCPListen = reader.string(forKey: "outputs.nmea0183.tcp.listen").flatMap(ListenAddress.init)
+        nmeaTCPMaxClients = reader.int(forKey: "outputs.nmea0183.tcp.max_clients") ?? defaults.nmeaTCPMaxClients
+        nmeaSentences = reader.stringArray(forKey: "outputs.nmea0183.tcp.sentences")
+            .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.nmeaSentences
+        nmeaTalker = reader.string(forKey: "outputs.nmea0183.tcp.talker") ?? defaults.nmeaTalker
+        nmeaRate = reader.double(forKey: "outputs.nmea0183.tcp.rate") ?? defaults.nmeaRate
     }
 
     /// The defaults.

@@ -11,6 +11,8 @@ enum ExitStatus: Int32, Sendable, Comparable {
     case dataError = 65
     /// `EX_NOINPUT`: a replay's file could not be read.
     case noInput = 66
+    /// `EX_UNAVAILABLE`: an output could not be opened (its address in use, or not this machine's).
+    case outputUnavailable = 69
     /// `EX_IOERR`: headings could not be written to standard output (a full disk, `/dev/full`).
     case outputError = 74
     /// `EX_CONFIG`: a setting is wrong, in a file, the environment or an option.

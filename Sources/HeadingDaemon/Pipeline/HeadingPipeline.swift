@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HeadingKit
+import HeadingOutputs
 import HeadingKitGPSD
 import Logging
 import ServiceLifecycle
@@ -27,6 +28,8 @@ struct HeadingPipeline {
     let bridge: HeadingNotificationBridge
     /// Prints headings on standard output, and faults and notices on standard error.
     let log: StdoutHeadingLog
+    /// The NMEA 0183 TCP output, when one is configured.
+    let nmeaTCPOutput: NMEA0183TCPOutput?
 
     /// Builds the pipeline; nothing runs until ``run(reloader:notifySocket:logger:)``.
     /// - Parameters:
@@ -48,6 +51,16 @@ struct HeadingPipeline {
         // Only a lone flat-out replay batches its output; a live source beside it must not wait for a block.
         let isFlatOutReplay = sources.count == 1 && sources.first is ReplayHeadingSource && settings.replaySpeed.speed == .flatOut
         log = StdoutHeadingLog(center: .heading, format: settings.format, limit: headingLimit, batchesOutput: isFlatOutReplay)
+        nmeaTCPOutput = settings.nmeaTCPListen.map { address in
+            NMEA0183TCPOutput(
+                configuration: .init(
+                    address: address, maximumClients: settings.nmeaTCPMaxClients, sentences: settings.nmeaSentences,
+                    // Checked by the settings' schema.
+                    encoder: NMEA0183Encoder(talker: settings.nmeaTalker) ?? NMEA0183Encoder()!, maximumHertz: settings.nmeaRate
+                ),
+                center: .heading, logger: logger
+            )
+        }
     }
 
     /// The replay sources among the sources.
@@ -60,6 +73,8 @@ struct HeadingPipeline {
     ///   - logger: The service group's logger.
     func run(reloader: ConfigurationReloader, notifySocket: NotifySocket?, logger: Logger) async throws {
         defer { bridge.cancel() }
+        // Outputs listen before anything runs: an address in use ends headingd with no heading sent.
+        try await nmeaTCPOutput?.bind()
         processor.start()
         defer { processor.stop() }
         let group = ServiceGroup(
@@ -103,6 +118,10 @@ struct HeadingPipeline {
             services.append(
                 .init(service: ConnectionStatusLog(source: gpsd, notifier: notifier), serviceName: "gpsd connection status \(gpsd.name)")
             )
+        }
+        // Outputs before the proxies: listening before the first heading, and stopped after the sources.
+        if let output = nmeaTCPOutput {
+            services.append(.init(service: output, serviceName: "NMEA 0183 TCP output"))
         }
         for proxy in proxies {
             services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy \(proxy.source.name)"))

@@ -27,7 +27,12 @@ struct PipelineRunner: Sendable {
                 try loader.load().settings
             }
             let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, logger: logger)
-            try await pipeline.run(reloader: reloader, notifySocket: notifySocket, logger: logger)
+            do {
+                try await pipeline.run(reloader: reloader, notifySocket: notifySocket, logger: logger)
+            } catch let error as NMEA0183TCPOutput.ListenError {
+                LineWriter.standardError.write("headingd: \(error)", priority: .error)
+                return .outputUnavailable
+            }
             guard let next = reloader.pendingSettings else { return pipeline.exitStatus(strict: current.replayStrict) }
             current = next
         }

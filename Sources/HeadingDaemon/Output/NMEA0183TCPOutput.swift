@@ -1,0 +1,296 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import HeadingOutputs
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// Serves the chosen, corrected heading as NMEA 0183 sentences over TCP (SwiftNIO): a consumer of
+/// the heading center, run as a Service.
+///
+/// Every client gets every sentence at the output's rate (``OutputRate``: the newest heading wins
+/// a slot). A client that stops reading fills its small outbound buffers (8 KiB in NIO, its write
+/// watermark, and a small kernel send buffer); while they are full the client keeps only the newest sentence batch, and after
+/// ``writeTimeout`` without room it is disconnected — it never delays the pipeline or another
+/// client. Beyond ``Configuration/maximumClients`` a connection is refused with one log line. What
+/// a client sends is discarded. After a fault, until the next heading, `THS` says mode `V` once a
+/// second.
+final class NMEA0183TCPOutput: Service, Sendable {
+    /// What to serve, and where.
+    struct Configuration: Sendable {
+        let address: ListenAddress
+        let maximumClients: Int
+        let sentences: [NMEA0183Encoder.Sentence]
+        let encoder: NMEA0183Encoder
+        let maximumHertz: Double
+    }
+
+    /// Why the output could not start: the address cannot be listened on.
+    struct ListenError: Error, CustomStringConvertible {
+        let address: ListenAddress
+        let reason: String
+        var description: String { "NMEA 0183 TCP output: cannot listen on \(address): \(reason)" }
+    }
+
+    /// How long a client may have no room for output before it is disconnected.
+    static let writeTimeout: Duration = .seconds(5)
+
+    private struct Client {
+        let channel: any Channel
+        var blockedSince: ContinuousClock.Instant?
+        var latest: ByteBuffer?
+    }
+
+    private struct State {
+        var clients: [ObjectIdentifier: Client] = [:]
+        var rate: OutputRate<Heading?>
+        var rateOfTurn = RateOfTurnEstimator()
+        var pendingTask: Scheduled<Void>?
+        var isInvalid = false
+        var isStopped = false
+    }
+
+    private let configuration: Configuration
+    private let center: NotificationCenter
+    private let logger: Logger
+    private let group: any EventLoopGroup
+    private let state: Mutex<State>
+    private let origin = ContinuousClock.now
+    private let observation = Mutex<HeadingObservation?>(nil)
+    /// The listening channel, once ``bind()`` has succeeded.
+    private let server = Mutex<(any Channel)?>(nil)
+
+    /// - Parameters:
+    ///   - configuration: What to serve, and where.
+    ///   - center: The center headings and faults are posted to.
+    ///   - logger: Where clients coming and going are logged.
+    init(configuration: Configuration, center: NotificationCenter = .heading, logger: Logger) {
+        self.configuration = configuration
+        self.center = center
+        self.logger = logger
+        self.group = MultiThreadedEventLoopGroup.singleton
+        self.state = Mutex(State(rate: OutputRate(maximumHertz: configuration.maximumHertz)))
+    }
+
+    /// Starts listening, before the pipeline runs, so that an address that cannot be used ends
+    /// headingd before any heading flows.
+    /// - Throws: ``ListenError`` naming the address and the system's reason.
+    func bind() async throws(ListenError) {
+        let server: any Channel
+        do {
+            server = try await ServerBootstrap(group: group)
+                .serverChannelOption(ChannelOptions.backlog, value: 32)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 2 * 1024, high: 8 * 1024))
+                // A small kernel buffer too, so that a client that stops reading is seen soon.
+                .childChannelOption(ChannelOptions.socketOption(.so_sndbuf), value: 8 * 1024)
+                .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
+                .childChannelInitializer { [weak self] channel in
+                    guard let self else { return channel.close() }
+                    return self.accept(channel)
+                }
+                .bind(host: configuration.address.host, port: configuration.address.port)
+                .get()
+        } catch let error as IOError {
+            throw ListenError(address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+        } catch {
+            throw ListenError(address: configuration.address, reason: "\(error)")
+        }
+        self.server.withLock { $0 = server }
+        logger.notice("NMEA 0183 over TCP on \(configuration.address), sentences \(configuration.sentences.map(\.rawValue).joined(separator: ","))")
+    }
+
+    /// Serves until shutdown (listening first, if ``bind()`` was not called).
+    func run() async throws {
+        if server.withLock({ $0 == nil }) { try await bind() }
+        guard let server = server.withLock({ $0 }) else { return }
+        let observation = center.addHeadingEventObserver { [weak self] event in self?.receive(event) }
+        self.observation.withLock { $0 = observation }
+        try? await gracefulShutdown()
+        observation.cancel()
+        let channels = state.withLock { state in
+            state.isStopped = true
+            state.pendingTask?.cancel()
+            return state.clients.values.map(\.channel)
+        }
+        for channel in channels { channel.close(promise: nil) }
+        try? await server.close()
+    }
+
+    /// The number of clients connected now.
+    var clientCount: Int { state.withLock { $0.clients.count } }
+
+    // MARK: Clients
+
+    private func accept(_ channel: any Channel) -> EventLoopFuture<Void> {
+        let id = ObjectIdentifier(channel)
+        let admitted = state.withLock { state in
+            guard !state.isStopped, state.clients.count < configuration.maximumClients else { return false }
+            state.clients[id] = Client(channel: channel)
+            return true
+        }
+        let peer = channel.remoteAddress.map { "\($0)" } ?? "a client"
+        guard admitted else {
+            logger.warning("NMEA 0183 TCP output: \(peer) refused: \(configuration.maximumClients) clients already connected")
+            return channel.close()
+        }
+        logger.info("NMEA 0183 TCP output: \(peer) connected")
+        return channel.pipeline.addHandler(ClientHandler(output: self, id: id, peer: peer))
+    }
+
+    fileprivate func clientClosed(_ id: ObjectIdentifier, peer: String) {
+        if state.withLock({ $0.clients.removeValue(forKey: id) }) != nil {
+            logger.info("NMEA 0183 TCP output: \(peer) disconnected")
+        }
+    }
+
+    fileprivate func clientWritable(_ id: ObjectIdentifier) {
+        let pending: (any Channel, ByteBuffer)? = state.withLock { state in
+            guard var client = state.clients[id] else { return nil }
+            defer { state.clients[id] = client }
+            client.blockedSince = nil
+            guard let latest = client.latest else { return nil }
+            client.latest = nil
+            return (client.channel, latest)
+        }
+        if let (channel, bytes) = pending { channel.writeAndFlush(bytes, promise: nil) }
+    }
+
+    // MARK: Headings
+
+    private func receive(_ event: HeadingEvent) {
+        let now = origin.duration(to: .now)
+        switch event {
+        case .heading(let heading):
+            let send: Heading?? = state.withLock { state in
+                state.isInvalid = false
+                return state.rate.offer(heading, at: now)
+            }
+            if let send { broadcast(send) } else { scheduleWaiting() }
+        case .fault:
+            // No heading until the next: THS turns to V at once, then once a second.
+            let first = state.withLock { state in
+                defer { state.isInvalid = true }
+                return !state.isInvalid
+            }
+            if first { broadcast(nil) }
+            scheduleWaiting()
+        case .authorizationChanged, .notice:
+            break
+        }
+    }
+
+    /// Sends a waiting heading at its slot, or `THS` mode `V` each second while invalid.
+    private func scheduleWaiting() {
+        state.withLock { state in
+            guard state.pendingTask == nil, !state.isStopped else { return }
+            let delay: Duration
+            if let deadline = state.rate.nextDeadline {
+                delay = max(.zero, deadline - origin.duration(to: .now))
+            } else if state.isInvalid {
+                delay = .seconds(1)
+            } else {
+                return
+            }
+            state.pendingTask = group.next().scheduleTask(in: .nanoseconds(Int64(delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000))) {
+                [weak self] in self?.wake()
+            }
+        }
+    }
+
+    private func wake() {
+        let now = origin.duration(to: .now)
+        let (due, invalid): (Heading??, Bool) = state.withLock { state in
+            state.pendingTask = nil
+            return (state.rate.due(at: now), state.isInvalid)
+        }
+        if let due {
+            broadcast(due)
+        } else if invalid {
+            broadcast(nil)
+        }
+        scheduleWaiting()
+    }
+
+    /// Encodes one heading (`nil`: no healthy source) and hands the bytes to every client.
+    private func broadcast(_ heading: Heading?) {
+        var bytes: [UInt8] = []
+        for sentence in configuration.sentences {
+            if let heading {
+                if sentence == .rot {
+                    let rate = state.withLock { $0.rateOfTurn.rate(after: heading) }
+                    if let rate, let encoded = configuration.encoder.rateOfTurn(rate) { bytes += encoded }
+                } else if let encoded = configuration.encoder.encode(sentence, heading: heading) {
+                    bytes += encoded
+                }
+            } else if sentence == .ths, let encoded = configuration.encoder.encode(.ths, heading: nil) {
+                bytes += encoded
+            }
+        }
+        guard !bytes.isEmpty else { return }
+        let buffer = ByteBuffer(bytes: bytes)
+        let now = ContinuousClock.now
+        let (writable, stalled): ([any Channel], [any Channel]) = state.withLock { state in
+            var writable: [any Channel] = []
+            var stalled: [any Channel] = []
+            for (id, var client) in state.clients {
+                if client.channel.isWritable {
+                    writable.append(client.channel)
+                    continue
+                }
+                // No room: keep only the newest batch, and give up on a client that stays full.
+                let since = client.blockedSince ?? now
+                if now - since > Self.writeTimeout {
+                    stalled.append(client.channel)
+                } else {
+                    client.blockedSince = since
+                    client.latest = buffer
+                    state.clients[id] = client
+                }
+            }
+            return (writable, stalled)
+        }
+        for channel in writable { channel.writeAndFlush(buffer, promise: nil) }
+        for channel in stalled {
+            logger.warning("NMEA 0183 TCP output: \(channel.remoteAddress.map { "\($0)" } ?? "a client") disconnected: it read nothing for \(Self.writeTimeout)")
+            channel.close(promise: nil)
+        }
+    }
+}
+
+/// One client's end of the pipeline: discards what the client sends, and tells the output when
+/// the client has room again or has gone.
+private final class ClientHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    let output: NMEA0183TCPOutput
+    let id: ObjectIdentifier
+    let peer: String
+
+    init(output: NMEA0183TCPOutput, id: ObjectIdentifier, peer: String) {
+        self.output = output
+        self.id = id
+        self.peer = peer
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}  // input is discarded
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { output.clientWritable(id) }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        output.clientClosed(id, peer: peer)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)  // a reset by the peer: the client has gone
+    }
+}

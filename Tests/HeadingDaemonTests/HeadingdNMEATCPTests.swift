@@ -1,0 +1,164 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKitTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The NMEA 0183 TCP output, with real peers: a plain TCP client, several of them, one that
+/// never reads, and a real gpsd that takes headingd's output as its device.
+@Suite(.timeLimit(.minutes(2)))
+struct HeadingdNMEATCPTests {
+    /// headingd on the simulation (seed 1), JSON on stdout, NMEA over TCP on a port of the test's own.
+    private func start(_ extra: [String], rate: Int = 20) throws -> (DaemonProcess, UInt16) {
+        let port = GPSFake.freePort()
+        let daemon = DaemonProcess(
+            arguments: ["--format", "json", "--rate", "\(rate)", "--nmea-tcp", "127.0.0.1:\(port)"] + extra
+        )
+        try daemon.start()
+        return (daemon, port)
+    }
+
+    /// The true headings headingd printed, from its JSON lines.
+    private func printedHeadings(_ daemon: DaemonProcess) -> [Double] {
+        daemon.outputLines.compactMap { line in
+            guard let data = line.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
+            return object["trueHeading"] as? Double
+        }
+    }
+
+    /// Whether a sentence's checksum is right.
+    private func checksumIsRight(_ sentence: String) -> Bool {
+        guard sentence.hasPrefix("$"), let star = sentence.lastIndex(of: "*") else { return false }
+        let body = sentence[sentence.index(after: sentence.startIndex)..<star]
+        let sum = body.utf8.reduce(UInt8(0), ^)
+        return sentence[sentence.index(after: star)...] == String(format: "%02X", sum)
+    }
+
+    private func stop(_ daemon: DaemonProcess) async {
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0)
+    }
+
+    @Test func aClientGetsTheHeadingsHeadingdPrintsAsCheckedSentences() async throws {
+        let (daemon, port) = try start(["--nmea-rate", "0", "--nmea-sentences", "HDT,THS"])
+        let client = try LineClient(port: port)
+        var sentences: [String] = []
+        while sentences.count < 40, let line = client.readLine() { sentences.append(line) }
+        await stop(daemon)
+        #expect(sentences.count == 40)
+        #expect(sentences.allSatisfy(checksumIsRight), "\(sentences.filter { !checksumIsRight($0) })")
+        #expect(sentences.allSatisfy { $0.hasPrefix("$IIHDT,") || $0.hasPrefix("$IITHS,") })
+        let printed = printedHeadings(daemon)
+        let sent = sentences.filter { $0.hasPrefix("$IIHDT,") }.compactMap { Double($0.split(separator: ",")[1]) }
+        #expect(sent.count == 20)
+        for value in sent {
+            #expect(printed.contains { abs($0 - value) <= 0.05 || abs(abs($0 - value) - 360) <= 0.05 }, "\(value) was never printed")
+        }
+        // The simulation is a simulator: THS mode S.
+        #expect(sentences.filter { $0.hasPrefix("$IITHS,") }.allSatisfy { $0.contains(",S*") })
+    }
+
+    /// The "done when": a real gpsd reads headingd's output as its device and reports the
+    /// same headings (gpsd 3.22 makes an ATT report of each HDT).
+    @Test func aRealGpsdReadsTheOutputAsItsDeviceAndReportsTheSameHeadings() async throws {
+        let (daemon, port) = try start(["--nmea-sentences", "HDT", "--nmea-rate", "0"], rate: 10)
+        _ = try LineClient(port: port)  // listening
+        let gpsdPort = GPSFake.freePort()
+        let gpsd = Process()
+        gpsd.executableURL = URL(fileURLWithPath: "/usr/sbin/gpsd")
+        gpsd.arguments = ["-N", "-n", "-S", "\(gpsdPort)", "tcp://127.0.0.1:\(port)"]
+        gpsd.standardOutput = FileHandle.nullDevice
+        gpsd.standardError = FileHandle.nullDevice
+        try gpsd.run()
+        defer {
+            // gpsd 3.22, having dropped root, lingers after SIGTERM while it retries its device.
+            kill(gpsd.processIdentifier, SIGKILL)
+            gpsd.waitUntilExit()
+        }
+        let client = try LineClient(port: gpsdPort)
+        client.send("?WATCH={\"enable\":true,\"json\":true}\n")
+        var reported: [Double] = []
+        let deadline = ContinuousClock.now + .seconds(20)
+        while reported.count < 5, ContinuousClock.now < deadline, let line = client.readLine(timeout: .seconds(5)) {
+            guard line.contains("\"class\":\"ATT\""), let data = line.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let heading = object["heading"] as? Double
+            else { continue }
+            reported.append(heading)
+        }
+        await stop(daemon)
+        #expect(reported.count == 5, "gpsd reported \(reported)")
+        let printed = printedHeadings(daemon)
+        for value in reported {
+            #expect(printed.contains { abs($0 - value) <= 0.05 || abs(abs($0 - value) - 360) <= 0.05 }, "gpsd's \(value) was never printed")
+        }
+    }
+
+    @Test func theClientBeyondTheLimitIsRefusedWithOneLogLine() async throws {
+        let (daemon, port) = try start(["--nmea-tcp-max-clients", "2"])
+        let first = try LineClient(port: port)
+        let second = try LineClient(port: port)
+        #expect(first.readLine() != nil)
+        #expect(second.readLine() != nil)
+        let third = try LineClient(port: port)
+        #expect(third.waitForClose(timeout: .seconds(5)))
+        #expect(await daemon.wait(untilErrorsContain: "refused: 2 clients already connected"))
+        #expect(first.readLine() != nil, "the others are served on")
+        await stop(daemon)
+    }
+
+    @Test func aClientThatNeverReadsIsDroppedAndNeverDelaysAnother() async throws {
+        let (daemon, port) = try start(["--nmea-rate", "0"], rate: 500)
+        let stalled = try LineClient(port: port, receiveBuffer: 2048)
+        let reader = try LineClient(port: port)
+        // The reader reads on while the stalled one fills its buffers and is given up on (5 s).
+        var read = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !daemon.errors.contains("read nothing for"), ContinuousClock.now < deadline {
+            if reader.readLine(timeout: .seconds(1)) != nil { read += 1 }
+        }
+        #expect(daemon.errors.contains("disconnected: it read nothing for 5.0 seconds"), "stderr: \(daemon.errors)")
+        #expect(read > 500, "the reader got \(read) lines meanwhile")
+        // The reader is still served after the other is gone.
+        #expect(reader.readLine() != nil)
+        #expect(stalled.waitForClose(timeout: .seconds(30)))
+        await stop(daemon)
+    }
+
+    @Test func thsSaysVWhileTheSourceIsDownAndItsModeAgainAfter() async throws {
+        let (daemon, port) = try start(
+            ["--nmea-sentences", "THS", "--dropout-interval", "1", "--dropout-duration", "0.5"], rate: 20
+        )
+        let client = try LineClient(port: port)
+        var seen: [String] = []
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline, let line = client.readLine() {
+            seen.append(line)
+            if let invalid = seen.firstIndex(where: { $0.hasPrefix("$IITHS,,V*") }),
+                seen[invalid...].contains(where: { $0.contains(",S*") })
+            {
+                break
+            }
+        }
+        await stop(daemon)
+        let invalid = try #require(seen.firstIndex { $0.hasPrefix("$IITHS,,V*") }, "no THS V in \(seen.suffix(5))")
+        #expect(seen[invalid...].contains { $0.contains(",S*") })
+    }
+
+    @Test func anAddressInUseEndsHeadingdWith69NamingIt() async throws {
+        let (first, port) = try start([])
+        _ = try LineClient(port: port)  // listening
+        let second = try await DaemonProcess.run(["--nmea-tcp", "127.0.0.1:\(port)", "--count", "1"])
+        #expect(second.terminationStatus == 69)
+        #expect(second.errors.contains("headingd: NMEA 0183 TCP output: cannot listen on 127.0.0.1:\(port): Address already in use"))
+        #expect(second.output.isEmpty, "no heading before the output failed")
+        await stop(first)
+    }
+}
