@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HeadingKit", targets: ["HeadingKit"]),
         .library(name: "HeadingKitGPSD", targets: ["HeadingKitGPSD"]),
         .library(name: "HeadingKitTesting", targets: ["HeadingKitTesting"]),
+        .library(name: "HeadingOutputs", targets: ["HeadingOutputs"]),
         .executable(name: "headingd", targets: ["HeadingDaemon"]),
     ],
     traits: [

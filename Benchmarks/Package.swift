@@ -18,6 +18,7 @@ let package = Package(
             dependencies: [
                 .product(name: "HeadingKit", package: "headingd"),
                 .product(name: "HeadingKitTesting", package: "headingd"),
+                .product(name: "HeadingOutputs", package: "headingd"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/HeadingBenchmarks",

@@ -11,6 +11,7 @@ import Benchmark
 import Foundation
 import HeadingKit
 import HeadingKitTesting
+import HeadingOutputs
 
 let benchmarks: @Sendable () -> Void = {
     let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal, .instructions]
@@ -34,6 +35,24 @@ let benchmarks: @Sendable () -> Void = {
         let bytes = Array(sentence.utf8)
         Benchmark("NMEA parse \(type)") { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try? NMEADecoder.decode(bytes)) }
+        }
+    }
+
+    // MARK: NMEA 0183 encoding, per sentence type
+
+    let encoded = Heading(
+        trueHeading: 274.07, magneticHeading: 276.5, timestamp: Date(timeIntervalSince1970: 1_800_000_000), source: "gpsd://127.0.0.1:2947",
+        kind: .gnssCompass, magneticVariation: -2.43, deviation: 1.2, variationOrigin: .device
+    )
+    Benchmark("baseline: a bare String of an HDT sentence, by interpolation") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(Array("$IIHDT,\(Int(encoded.trueHeading! * 10)),T*00\r\n".utf8))
+        }
+    }
+    let encoder = NMEA0183Encoder()!
+    for sentence in [NMEA0183Encoder.Sentence.hdt, .hdg, .ths] {
+        Benchmark("NMEA 0183 encode \(sentence.rawValue)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(encoder.encode(sentence, heading: encoded)) }
         }
     }
 
