@@ -162,3 +162,70 @@ struct HeadingdNMEATCPTests {
         await stop(first)
     }
 }
+
+/// The NMEA 0183 UDP output, received by a real UDP socket.
+@Suite(.timeLimit(.minutes(1)))
+struct HeadingdNMEAUDPTests {
+    /// A UDP socket on 127.0.0.1 and a free port, receiving with a bound.
+    final class Listener {
+        let descriptor: Int32
+        let port: UInt16
+
+        init() throws {
+            let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            self.descriptor = descriptor
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            }
+            port = UInt16(bigEndian: address.sin_port)
+        }
+
+        deinit { close(descriptor) }
+
+        /// The next datagram's text, or `nil` after `timeout`.
+        func receive(timeout: Duration = .seconds(10)) -> String? {
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(timeout.components.seconds * 1000)
+            guard poll(&request, 1, milliseconds) > 0 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 2048)
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil
+        }
+    }
+
+    @Test func eachTargetGetsOneDatagramPerHeadingWithItsSentences() async throws {
+        let first = try Listener()
+        let second = try Listener()
+        let daemon = DaemonProcess(arguments: [
+            "--rate", "20", "--nmea-udp", "127.0.0.1:\(first.port),127.0.0.1:\(second.port)",
+            "--nmea-udp-sentences", "HDT,THS", "--nmea-udp-talker", "HE", "--nmea-udp-rate", "0",
+        ])
+        try daemon.start()
+        var datagrams: [String] = []
+        while datagrams.count < 5, let datagram = first.receive() { datagrams.append(datagram) }
+        let other = second.receive()
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0)
+        #expect(datagrams.count == 5)
+        for datagram in datagrams {
+            let lines = datagram.split(separator: "\r\n").map(String.init)
+            #expect(lines.count == 2 && lines[0].hasPrefix("$HEHDT,") && lines[1].hasPrefix("$HETHS,"), "\(datagram)")
+        }
+        #expect(other?.hasPrefix("$HEHDT,") == true)
+    }
+
+    @Test func anUnknownHostEndsHeadingdWith69NamingIt() async throws {
+        let daemon = try await DaemonProcess.run(["--nmea-udp", "no-such-host.invalid:10110", "--count", "1"])
+        #expect(daemon.terminationStatus == 69)
+        #expect(daemon.errors.contains("headingd: NMEA 0183 UDP output: cannot send to no-such-host.invalid:10110: unknown host"), "\(daemon.errors)")
+    }
+}

@@ -39,6 +39,10 @@ struct SettingLayerConsistencyTests {
         Case(key: "outputs.nmea0183.tcp.sentences", text: "GGA", toml: "[\"GGA\"]"),
         Case(key: "outputs.nmea0183.tcp.talker", text: "ii", toml: "\"ii\""),
         Case(key: "outputs.nmea0183.tcp.rate", text: "1000", toml: "1000"),
+        Case(key: "outputs.nmea0183.udp.targets", text: "192.168.1.255", toml: "[\"192.168.1.255\"]"),
+        Case(key: "outputs.nmea0183.udp.sentences", text: "VTG", toml: "[\"VTG\"]"),
+        Case(key: "outputs.nmea0183.udp.talker", text: "I", toml: "\"I\""),
+        Case(key: "outputs.nmea0183.udp.rate", text: "-1", toml: "-1"),
     ]
 
     /// Every key that can hold a wrong value has a case (true or false cannot be out of range).

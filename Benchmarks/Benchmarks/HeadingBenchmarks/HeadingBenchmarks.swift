@@ -138,10 +138,10 @@ struct Pipeline {
     let center = NotificationCenter()
     let bridge: HeadingNotificationBridge
     let received = Counter()
-    let tokens: [any NSObjectProtocol]
+    let tokens: [HeadingObservation]
 
     init(source: any HeadingSource, observers: Int = 1) {
-        proxy = HeadingProxy(source: source)
+        proxy = HeadingProxy(source: source, delivery: .immediate)
         bridge = HeadingNotificationBridge(proxy: proxy, center: center)
         let received = received
         tokens = (0..<observers).map { [center] _ in center.addHeadingEventObserver { _ in received.increment() } }
@@ -149,7 +149,7 @@ struct Pipeline {
 
     func tearDown() {
         proxy.disable()
-        tokens.forEach(center.removeObserver)
+        tokens.forEach { $0.cancel() }
         bridge.cancel()
         blackHole(received.value)
     }

@@ -44,6 +44,23 @@ struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The most NMEA 0183 headings a second; 0 sends every heading. (default: 10)", valueName: "hz"))
     var nmeaRate: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "Send NMEA 0183 heading sentences in UDP datagrams to these HOST:PORT targets, comma-separated; a broadcast "
+                + "address such as 192.168.1.255:10110 broadcasts. (default: none)", valueName: "targets"
+        )
+    )
+    var nmeaUdp: String?
+
+    @Option(help: ArgumentHelp("The UDP output's sentences, as --nmea-sentences. (default: HDT,HDG,THS)", valueName: "list"))
+    var nmeaUdpSentences: String?
+
+    @Option(help: ArgumentHelp("The UDP output's talker. (default: II)", valueName: "id"))
+    var nmeaUdpTalker: String?
+
+    @Option(help: ArgumentHelp("The UDP output's most headings a second; 0 sends every heading. (default: 10)", valueName: "hz"))
+    var nmeaUdpRate: Double?
+
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count).") }
     }
@@ -58,6 +75,10 @@ struct OutputOptions: ParsableArguments {
             "outputs.nmea0183.tcp.sentences": nmeaSentences.map { .stringArray($0.split(separator: ",").map(String.init)) },
             "outputs.nmea0183.tcp.talker": nmeaTalker.map(ConfigContent.string),
             "outputs.nmea0183.tcp.rate": nmeaRate.map(ConfigContent.double),
+            "outputs.nmea0183.udp.targets": nmeaUdp.map { .stringArray($0.split(separator: ",").map(String.init)) },
+            "outputs.nmea0183.udp.sentences": nmeaUdpSentences.map { .stringArray($0.split(separator: ",").map(String.init)) },
+            "outputs.nmea0183.udp.talker": nmeaUdpTalker.map(ConfigContent.string),
+            "outputs.nmea0183.udp.rate": nmeaUdpRate.map(ConfigContent.double),
         ])
     }
 }

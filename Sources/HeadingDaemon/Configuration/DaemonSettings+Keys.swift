@@ -59,22 +59,38 @@ extension DaemonSettings {
             guard case .int(let count) = content, (1...1024).contains(count) else { return "must be from 1 to 1024" }
             return nil
         },
-        SettingKey(name: "outputs.nmea0183.tcp.sentences", option: "--nmea-sentences", kind: .stringList) { content in
-            guard case .stringArray(let names) = content, !names.isEmpty,
-                names.allSatisfy({ NMEA0183Encoder.Sentence(rawValue: $0) != nil })
-            else { return "must list one or more of HDT, HDM, HDG, THS and ROT" }
-            return nil
-        },
-        SettingKey(name: "outputs.nmea0183.tcp.talker", option: "--nmea-talker", kind: .string) { content in
-            guard case .string(let text) = content, NMEA0183Encoder(talker: text) != nil else {
-                return "must be two uppercase letters or digits, such as II, HE or GP"
-            }
-            return nil
-        },
+        SettingKey(name: "outputs.nmea0183.tcp.sentences", option: "--nmea-sentences", kind: .stringList, check: sentenceList),
+        SettingKey(name: "outputs.nmea0183.tcp.talker", option: "--nmea-talker", kind: .string, check: talker),
         SettingKey(name: "outputs.nmea0183.tcp.rate", option: "--nmea-rate", kind: .double) {
             number($0, in: 0...100, "between 0 (every heading) and 100 Hz")
         },
+        SettingKey(name: "outputs.nmea0183.udp.targets", option: "--nmea-udp", kind: .stringList) { content in
+            guard case .stringArray(let texts) = content, texts.count <= 64, texts.allSatisfy({ ListenAddress($0) != nil }) else {
+                return "must list HOST:PORT targets (at most 64), such as 192.168.1.255:10110, or none"
+            }
+            return nil
+        },
+        SettingKey(name: "outputs.nmea0183.udp.sentences", option: "--nmea-udp-sentences", kind: .stringList, check: sentenceList),
+        SettingKey(name: "outputs.nmea0183.udp.talker", option: "--nmea-udp-talker", kind: .string, check: talker),
+        SettingKey(name: "outputs.nmea0183.udp.rate", option: "--nmea-udp-rate", kind: .double) {
+            number($0, in: 0...100, "between 0 (every heading) and 100 Hz")
+        },
     ]
+
+    /// A list of NMEA 0183 sentence types the encoder writes.
+    private static func sentenceList(_ content: ConfigContent) -> String? {
+        guard case .stringArray(let names) = content, !names.isEmpty, names.allSatisfy({ NMEA0183Encoder.Sentence(rawValue: $0) != nil })
+        else { return "must list one or more of HDT, HDM, HDG, THS and ROT" }
+        return nil
+    }
+
+    /// An NMEA 0183 talker.
+    private static func talker(_ content: ConfigContent) -> String? {
+        guard case .string(let text) = content, NMEA0183Encoder(talker: text) != nil else {
+            return "must be two uppercase letters or digits, such as II, HE or GP"
+        }
+        return nil
+    }
 
     /// A position written `LATITUDE,LONGITUDE[,ALTITUDE]`: latitude within ±90°, longitude within
     /// ±180°, altitude from −1 km to 100 km (the World Magnetic Model's own range is −1 km to 850 km;

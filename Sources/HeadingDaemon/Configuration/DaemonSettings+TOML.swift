@@ -40,6 +40,12 @@ extension DaemonSettings {
             sentences = [\(nmeaSentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
             talker = \(quoted(nmeaTalker))
             rate = \(nmeaRate)
+
+            [outputs.nmea0183.udp]
+            targets = [\(nmeaUDPTargets.map { quoted($0.description) }.joined(separator: ", "))]
+            sentences = [\(nmeaUDPSentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
+            talker = \(quoted(nmeaUDPTalker))
+            rate = \(nmeaUDPRate)
             """
     }
 }

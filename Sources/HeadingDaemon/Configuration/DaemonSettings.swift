@@ -44,8 +44,31 @@ struct DaemonSettings: Sendable, Equatable {
     var nmeaTalker = "II"
     /// The NMEA 0183 output's maximum rate in Hz; 0 sends every heading.
     var nmeaRate = 10.0
+    /// Where the NMEA 0183 UDP output sends datagrams; none by default.
+    var nmeaUDPTargets: [ListenAddress] = []
+    /// The sentences the NMEA 0183 UDP output writes for each heading.
+    var nmeaUDPSentences: [NMEA0183Encoder.Sentence] = [.hdt, .hdg, .ths]
+    /// The NMEA 0183 UDP output's talker.
+    var nmeaUDPTalker = "II"
+    /// The NMEA 0183 UDP output's maximum rate in Hz; 0 sends every heading.
+    var nmeaUDPRate = 10.0
 
     /// The processor's configuration these settings give.
+    /// What the NMEA 0183 TCP output writes, and how often.
+    var nmeaFeed: NMEA0183Feed.Configuration {
+        // The talker was checked by the settings' schema.
+        NMEA0183Feed.Configuration(
+            sentences: nmeaSentences, encoder: NMEA0183Encoder(talker: nmeaTalker) ?? NMEA0183Encoder()!, maximumHertz: nmeaRate
+        )
+    }
+
+    /// What the NMEA 0183 UDP output writes, and how often.
+    var nmeaUDPFeed: NMEA0183Feed.Configuration {
+        NMEA0183Feed.Configuration(
+            sentences: nmeaUDPSentences, encoder: NMEA0183Encoder(talker: nmeaUDPTalker) ?? NMEA0183Encoder()!, maximumHertz: nmeaUDPRate
+        )
+    }
+
     var processorConfiguration: HeadingProcessor.Configuration {
         HeadingProcessor.Configuration(
             staleAfter: .milliseconds(Int((staleAfter * 1000).rounded())),
@@ -84,6 +107,11 @@ struct DaemonSettings: Sendable, Equatable {
             .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.nmeaSentences
         nmeaTalker = reader.string(forKey: "outputs.nmea0183.tcp.talker") ?? defaults.nmeaTalker
         nmeaRate = reader.double(forKey: "outputs.nmea0183.tcp.rate") ?? defaults.nmeaRate
+        nmeaUDPTargets = reader.stringArray(forKey: "outputs.nmea0183.udp.targets")?.compactMap(ListenAddress.init) ?? defaults.nmeaUDPTargets
+        nmeaUDPSentences = reader.stringArray(forKey: "outputs.nmea0183.udp.sentences")
+            .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.nmeaUDPSentences
+        nmeaUDPTalker = reader.string(forKey: "outputs.nmea0183.udp.talker") ?? defaults.nmeaUDPTalker
+        nmeaUDPRate = reader.double(forKey: "outputs.nmea0183.udp.rate") ?? defaults.nmeaUDPRate
     }
 
     /// The defaults.

@@ -13,21 +13,18 @@ import Synchronization
 /// Serves the chosen, corrected heading as NMEA 0183 sentences over TCP (SwiftNIO): a consumer of
 /// the heading center, run as a Service.
 ///
-/// Every client gets every sentence at the output's rate (``OutputRate``: the newest heading wins
-/// a slot). A client that stops reading fills its small outbound buffers (8 KiB in NIO, its write
+/// Every client gets every sentence at the output's rate (an ``NMEA0183Feed``: the newest heading
+/// wins a slot; `THS` mode `V` after a fault). A client that stops reading fills its small outbound buffers (8 KiB in NIO, its write
 /// watermark, and a small kernel send buffer); while they are full the client keeps only the newest sentence batch, and after
 /// ``writeTimeout`` without room it is disconnected — it never delays the pipeline or another
 /// client. Beyond ``Configuration/maximumClients`` a connection is refused with one log line. What
-/// a client sends is discarded. After a fault, until the next heading, `THS` says mode `V` once a
-/// second.
+/// a client sends is discarded.
 final class NMEA0183TCPOutput: Service, Sendable {
     /// What to serve, and where.
     struct Configuration: Sendable {
         let address: ListenAddress
         let maximumClients: Int
-        let sentences: [NMEA0183Encoder.Sentence]
-        let encoder: NMEA0183Encoder
-        let maximumHertz: Double
+        let feed: NMEA0183Feed.Configuration
     }
 
     /// Why the output could not start: the address cannot be listened on.
@@ -48,10 +45,6 @@ final class NMEA0183TCPOutput: Service, Sendable {
 
     private struct State {
         var clients: [ObjectIdentifier: Client] = [:]
-        var rate: OutputRate<Heading?>
-        var rateOfTurn = RateOfTurnEstimator()
-        var pendingTask: Scheduled<Void>?
-        var isInvalid = false
         var isStopped = false
     }
 
@@ -59,9 +52,9 @@ final class NMEA0183TCPOutput: Service, Sendable {
     private let center: NotificationCenter
     private let logger: Logger
     private let group: any EventLoopGroup
-    private let state: Mutex<State>
-    private let origin = ContinuousClock.now
-    private let observation = Mutex<HeadingObservation?>(nil)
+    private let state = Mutex(State())
+    /// Set once in init (its closure needs `self`).
+    private let feed = Mutex<NMEA0183Feed?>(nil)
     /// The listening channel, once ``bind()`` has succeeded.
     private let server = Mutex<(any Channel)?>(nil)
 
@@ -74,7 +67,10 @@ final class NMEA0183TCPOutput: Service, Sendable {
         self.center = center
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup.singleton
-        self.state = Mutex(State(rate: OutputRate(maximumHertz: configuration.maximumHertz)))
+        let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: group.next()) { [weak self] bytes in
+            self?.broadcast(bytes)
+        }
+        self.feed.withLock { $0 = feed }
     }
 
     /// Starts listening, before the pipeline runs, so that an address that cannot be used ends
@@ -102,20 +98,19 @@ final class NMEA0183TCPOutput: Service, Sendable {
             throw ListenError(address: configuration.address, reason: "\(error)")
         }
         self.server.withLock { $0 = server }
-        logger.notice("NMEA 0183 over TCP on \(configuration.address), sentences \(configuration.sentences.map(\.rawValue).joined(separator: ","))")
+        logger.notice("NMEA 0183 over TCP on \(configuration.address), sentences \(configuration.feed.sentences.map(\.rawValue).joined(separator: ","))")
     }
 
     /// Serves until shutdown (listening first, if ``bind()`` was not called).
     func run() async throws {
         if server.withLock({ $0 == nil }) { try await bind() }
         guard let server = server.withLock({ $0 }) else { return }
-        let observation = center.addHeadingEventObserver { [weak self] event in self?.receive(event) }
-        self.observation.withLock { $0 = observation }
+        let feed = self.feed.withLock { $0 }
+        feed?.start()
         try? await gracefulShutdown()
-        observation.cancel()
+        feed?.stop()
         let channels = state.withLock { state in
             state.isStopped = true
-            state.pendingTask?.cancel()
             return state.clients.values.map(\.channel)
         }
         for channel in channels { channel.close(promise: nil) }
@@ -161,79 +156,10 @@ final class NMEA0183TCPOutput: Service, Sendable {
         if let (channel, bytes) = pending { channel.writeAndFlush(bytes, promise: nil) }
     }
 
-    // MARK: Headings
+    // MARK: Sentences
 
-    private func receive(_ event: HeadingEvent) {
-        let now = origin.duration(to: .now)
-        switch event {
-        case .heading(let heading):
-            let send: Heading?? = state.withLock { state in
-                state.isInvalid = false
-                return state.rate.offer(heading, at: now)
-            }
-            if let send { broadcast(send) } else { scheduleWaiting() }
-        case .fault:
-            // No heading until the next: THS turns to V at once, then once a second.
-            let first = state.withLock { state in
-                defer { state.isInvalid = true }
-                return !state.isInvalid
-            }
-            if first { broadcast(nil) }
-            scheduleWaiting()
-        case .authorizationChanged, .notice:
-            break
-        }
-    }
-
-    /// Sends a waiting heading at its slot, or `THS` mode `V` each second while invalid.
-    private func scheduleWaiting() {
-        state.withLock { state in
-            guard state.pendingTask == nil, !state.isStopped else { return }
-            let delay: Duration
-            if let deadline = state.rate.nextDeadline {
-                delay = max(.zero, deadline - origin.duration(to: .now))
-            } else if state.isInvalid {
-                delay = .seconds(1)
-            } else {
-                return
-            }
-            state.pendingTask = group.next().scheduleTask(in: .nanoseconds(Int64(delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000))) {
-                [weak self] in self?.wake()
-            }
-        }
-    }
-
-    private func wake() {
-        let now = origin.duration(to: .now)
-        let (due, invalid): (Heading??, Bool) = state.withLock { state in
-            state.pendingTask = nil
-            return (state.rate.due(at: now), state.isInvalid)
-        }
-        if let due {
-            broadcast(due)
-        } else if invalid {
-            broadcast(nil)
-        }
-        scheduleWaiting()
-    }
-
-    /// Encodes one heading (`nil`: no healthy source) and hands the bytes to every client.
-    private func broadcast(_ heading: Heading?) {
-        var bytes: [UInt8] = []
-        for sentence in configuration.sentences {
-            if let heading {
-                if sentence == .rot {
-                    let rate = state.withLock { $0.rateOfTurn.rate(after: heading) }
-                    if let rate, let encoded = configuration.encoder.rateOfTurn(rate) { bytes += encoded }
-                } else if let encoded = configuration.encoder.encode(sentence, heading: heading) {
-                    bytes += encoded
-                }
-            } else if sentence == .ths, let encoded = configuration.encoder.encode(.ths, heading: nil) {
-                bytes += encoded
-            }
-        }
-        guard !bytes.isEmpty else { return }
-        let buffer = ByteBuffer(bytes: bytes)
+    /// Hands one heading's sentences to every client with room.
+    private func broadcast(_ buffer: ByteBuffer) {
         let now = ContinuousClock.now
         let (writable, stalled): ([any Channel], [any Channel]) = state.withLock { state in
             var writable: [any Channel] = []

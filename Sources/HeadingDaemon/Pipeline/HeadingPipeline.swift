@@ -30,6 +30,8 @@ struct HeadingPipeline {
     let log: StdoutHeadingLog
     /// The NMEA 0183 TCP output, when one is configured.
     let nmeaTCPOutput: NMEA0183TCPOutput?
+    /// The NMEA 0183 UDP output, when it has targets.
+    let nmeaUDPOutput: NMEA0183UDPOutput?
 
     /// Builds the pipeline; nothing runs until ``run(reloader:notifySocket:logger:)``.
     /// - Parameters:
@@ -53,14 +55,13 @@ struct HeadingPipeline {
         log = StdoutHeadingLog(center: .heading, format: settings.format, limit: headingLimit, batchesOutput: isFlatOutReplay)
         nmeaTCPOutput = settings.nmeaTCPListen.map { address in
             NMEA0183TCPOutput(
-                configuration: .init(
-                    address: address, maximumClients: settings.nmeaTCPMaxClients, sentences: settings.nmeaSentences,
-                    // Checked by the settings' schema.
-                    encoder: NMEA0183Encoder(talker: settings.nmeaTalker) ?? NMEA0183Encoder()!, maximumHertz: settings.nmeaRate
-                ),
+                configuration: .init(address: address, maximumClients: settings.nmeaTCPMaxClients, feed: settings.nmeaFeed),
                 center: .heading, logger: logger
             )
         }
+        nmeaUDPOutput = settings.nmeaUDPTargets.isEmpty ? nil : NMEA0183UDPOutput(
+            configuration: .init(targets: settings.nmeaUDPTargets, feed: settings.nmeaUDPFeed), center: .heading, logger: logger
+        )
     }
 
     /// The replay sources among the sources.
@@ -75,6 +76,7 @@ struct HeadingPipeline {
         defer { bridge.cancel() }
         // Outputs listen before anything runs: an address in use ends headingd with no heading sent.
         try await nmeaTCPOutput?.bind()
+        try await nmeaUDPOutput?.open()
         processor.start()
         defer { processor.stop() }
         let group = ServiceGroup(
@@ -122,6 +124,9 @@ struct HeadingPipeline {
         // Outputs before the proxies: listening before the first heading, and stopped after the sources.
         if let output = nmeaTCPOutput {
             services.append(.init(service: output, serviceName: "NMEA 0183 TCP output"))
+        }
+        if let output = nmeaUDPOutput {
+            services.append(.init(service: output, serviceName: "NMEA 0183 UDP output"))
         }
         for proxy in proxies {
             services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy \(proxy.source.name)"))

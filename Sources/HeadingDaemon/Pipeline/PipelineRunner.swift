@@ -32,6 +32,9 @@ struct PipelineRunner: Sendable {
             } catch let error as NMEA0183TCPOutput.ListenError {
                 LineWriter.standardError.write("headingd: \(error)", priority: .error)
                 return .outputUnavailable
+            } catch let error as NMEA0183UDPOutput.OpenError {
+                LineWriter.standardError.write("headingd: \(error)", priority: .error)
+                return .outputUnavailable
             }
             guard let next = reloader.pendingSettings else { return pipeline.exitStatus(strict: current.replayStrict) }
             current = next

@@ -1,0 +1,94 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import HeadingOutputs
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// Sends the chosen, corrected heading as NMEA 0183 sentences in UDP datagrams (SwiftNIO) to
+/// one or more `HOST:PORT` targets, one datagram per heading per target: a consumer of the heading
+/// center, run as a Service. A broadcast address (`192.168.1.255`, `255.255.255.255`) turns
+/// `SO_BROADCAST` on. A datagram that finds the socket full is dropped, never queued.
+final class NMEA0183UDPOutput: Service, Sendable {
+    /// Where to send, and what.
+    struct Configuration: Sendable {
+        let targets: [ListenAddress]
+        let feed: NMEA0183Feed.Configuration
+    }
+
+    /// Why the output could not start: a target cannot be resolved, or no socket could be opened.
+    struct OpenError: Error, CustomStringConvertible {
+        let target: String
+        let reason: String
+        var description: String { "NMEA 0183 UDP output: cannot send to \(target): \(reason)" }
+    }
+
+    private let configuration: Configuration
+    private let center: NotificationCenter
+    private let logger: Logger
+    private let group: any EventLoopGroup
+    /// The socket and the resolved targets, once ``open()`` has succeeded.
+    private let socket = Mutex<(channel: any Channel, targets: [SocketAddress])?>(nil)
+
+    /// - Parameters:
+    ///   - configuration: Where to send, and what.
+    ///   - center: The center headings and faults are posted to.
+    ///   - logger: Where the output says where it sends.
+    init(configuration: Configuration, center: NotificationCenter = .heading, logger: Logger) {
+        self.configuration = configuration
+        self.center = center
+        self.logger = logger
+        self.group = MultiThreadedEventLoopGroup.singleton
+    }
+
+    /// Resolves every target and opens the socket, before the pipeline runs.
+    /// - Throws: ``OpenError`` naming the target and the reason.
+    func open() async throws(OpenError) {
+        var addresses: [SocketAddress] = []
+        for target in configuration.targets {
+            do {
+                addresses.append(try SocketAddress.makeAddressResolvingHost(target.host, port: target.port))
+            } catch {
+                throw OpenError(target: target.description, reason: "unknown host (\(error))")
+            }
+        }
+        let broadcast = configuration.targets.contains { $0.host.hasSuffix(".255") }
+        let anyIPv6 = addresses.contains { if case .v6 = $0 { true } else { false } }
+        let channel: any Channel
+        do {
+            channel = try await DatagramBootstrap(group: group)
+                .channelOption(ChannelOptions.socketOption(.so_broadcast), value: broadcast ? 1 : 0)
+                .bind(host: anyIPv6 ? "::" : "0.0.0.0", port: 0)
+                .get()
+        } catch let error as IOError {
+            throw OpenError(target: configuration.targets.map(\.description).joined(separator: ", "), reason: String(cString: strerror(error.errnoCode)))
+        } catch {
+            throw OpenError(target: configuration.targets.map(\.description).joined(separator: ", "), reason: "\(error)")
+        }
+        socket.withLock { $0 = (channel, addresses) }
+        logger.notice(
+            "NMEA 0183 over UDP to \(configuration.targets.map(\.description).joined(separator: ", ")), sentences \(configuration.feed.sentences.map(\.rawValue).joined(separator: ","))"
+        )
+    }
+
+    /// Sends until shutdown (opening first, if ``open()`` was not called).
+    func run() async throws {
+        if socket.withLock({ $0 == nil }) { try await open() }
+        guard let (channel, targets) = socket.withLock({ $0 }) else { return }
+        let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: channel.eventLoop) { bytes in
+            guard channel.isWritable else { return }  // the socket is full: this heading is dropped
+            for target in targets {
+                channel.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: bytes), promise: nil)
+            }
+        }
+        feed.start()
+        try? await gracefulShutdown()
+        feed.stop()
+        try? await channel.close()
+    }
+}
