@@ -48,13 +48,14 @@ extension Headingd {
         running settings).
 
         --nmea-tcp HOST:PORT serves NMEA 0183 heading sentences (HDT, HDG, THS by default) over \
-        TCP to chart plotters, autopilots and gpsd; 127.0.0.1:10110 by convention, off by default.
+        TCP to chart plotters, autopilots and gpsd; 127.0.0.1:10110 by convention, off by default. \
+        --nmea-udp HOST:PORT,... sends them in UDP datagrams (a broadcast address broadcasts).
 
         Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
         78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \
         or an option; 65 with --strict when any line was \
         skipped or the file is in an unsupported (binary) format; 66 when the file cannot be read; 69 when \
-        an output cannot listen on its address (a port in use); 74 when headings cannot be written to \
+        an output cannot be opened (a port in use, an unknown host); 74 when headings cannot be written to \
         standard output.
         """
 }
