@@ -79,7 +79,8 @@ struct HeadingdNMEATCPTests {
         gpsd.standardError = FileHandle.nullDevice
         try gpsd.run()
         defer {
-            // gpsd 3.22, having dropped root, lingers after SIGTERM while it retries its device.
+            // Not terminate(): a child started from a test thread inherits the thread's signal mask,
+            // in which libdispatch blocks SIGTERM.
             kill(gpsd.processIdentifier, SIGKILL)
             gpsd.waitUntilExit()
         }
@@ -227,5 +228,92 @@ struct HeadingdNMEAUDPTests {
         let daemon = try await DaemonProcess.run(["--nmea-udp", "no-such-host.invalid:10110", "--count", "1"])
         #expect(daemon.terminationStatus == 69)
         #expect(daemon.errors.contains("headingd: NMEA 0183 UDP output: cannot send to no-such-host.invalid:10110: unknown host"), "\(daemon.errors)")
+    }
+}
+
+/// The NMEA 0183 serial output, through a pty pair made by socat at 4800 baud (headingd writes to
+/// one end; the test reads the other), including the line going away and coming back.
+@Suite(.timeLimit(.minutes(1)))
+struct HeadingdNMEASerialTests {
+    /// A socat pty pair with fixed links, ended with the value (socat removes its links).
+    final class PTYPair {
+        let process = Process()
+        let ends: (String, String)
+
+        init(_ ends: (String, String)) throws {
+            self.ends = ends
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
+            process.arguments = ["pty,raw,echo=0,b4800,link=\(ends.0)", "pty,raw,echo=0,b4800,link=\(ends.1)"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // socat makes its links at once; nothing to await but their appearance (bounded).
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !(FileManager.default.fileExists(atPath: ends.0) && FileManager.default.fileExists(atPath: ends.1)),
+                ContinuousClock.now < deadline
+            {
+                usleep(10_000)
+            }
+        }
+
+        /// SIGKILL, and its links removed: a child started from a test thread inherits the thread's
+        /// signal mask, in which libdispatch blocks SIGTERM, so socat would not see a terminate().
+        func end() {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: ends.0)
+            try? FileManager.default.removeItem(atPath: ends.1)
+        }
+
+        deinit { if process.isRunning { end() } }
+    }
+
+    /// The next line read from `path` (opened afresh), or `nil` after `timeout`.
+    private func readLine(_ path: String, timeout: Duration = .seconds(10)) -> String? {
+        let descriptor = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&request, 1, 200) >= 0 else { return nil }
+            var byte: UInt8 = 0
+            while read(descriptor, &byte, 1) == 1 {
+                if byte == 0x0A, bytes.first == UInt8(ascii: "$") { return String(decoding: bytes.dropLast(), as: UTF8.self) }
+                if byte == 0x0A { bytes = [] } else { bytes.append(byte) }
+            }
+        }
+        return nil
+    }
+
+    @Test func sentencesReachTheLineWhichIsReopenedWhenItComesBack() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-serial-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ends = (directory.appendingPathComponent("headingd").path, directory.appendingPathComponent("plotter").path)
+        var pair = try PTYPair(ends)
+        let daemon = DaemonProcess(arguments: [
+            "--rate", "10", "--nmea-serial", ends.0, "--nmea-serial-baud", "4800", "--nmea-serial-sentences", "HDT,THS",
+        ])
+        try daemon.start()
+        let first = readLine(ends.1, timeout: .seconds(5))
+        #expect(first?.hasPrefix("$IIHDT,") == true || first?.hasPrefix("$IITHS,") == true, "read \(first ?? "nothing")")
+        // The line goes away (a USB adapter pulled): a fault, then reopened once it is back.
+        pair.end()
+        #expect(
+            await daemon.wait(timeout: .seconds(10), untilErrorsContain: "NMEA 0183 serial output: \(ends.0): the device went away; reopening in"),
+            "stderr: \(daemon.errors)"
+        )
+        pair = try PTYPair(ends)
+        #expect(
+            await daemon.wait(timeout: .seconds(10), untilErrors: { $0.components(separatedBy: "writing to \(ends.0) at 4800 baud").count == 3 }),
+            "stderr: \(daemon.errors)"
+        )
+        let again = readLine(ends.1, timeout: .seconds(5))
+        #expect(again?.hasPrefix("$II") == true, "read \(again ?? "nothing") after the line came back")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0)
+        pair.end()
     }
 }

@@ -43,6 +43,11 @@ struct SettingLayerConsistencyTests {
         Case(key: "outputs.nmea0183.udp.sentences", text: "VTG", toml: "[\"VTG\"]"),
         Case(key: "outputs.nmea0183.udp.talker", text: "I", toml: "\"I\""),
         Case(key: "outputs.nmea0183.udp.rate", text: "-1", toml: "-1"),
+        Case(key: "outputs.nmea0183.serial.device", text: "ttyUSB0", toml: "\"ttyUSB0\""),
+        Case(key: "outputs.nmea0183.serial.baud", text: "4801", toml: "4801"),
+        Case(key: "outputs.nmea0183.serial.sentences", text: "RMC", toml: "[\"RMC\"]"),
+        Case(key: "outputs.nmea0183.serial.talker", text: "$$", toml: "\"$$\""),
+        Case(key: "outputs.nmea0183.serial.rate", text: "101", toml: "101"),
     ]
 
     /// Every key that can hold a wrong value has a case (true or false cannot be out of range).

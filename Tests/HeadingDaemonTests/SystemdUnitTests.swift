@@ -26,14 +26,16 @@ struct SystemdUnitTests {
         #expect(result.status == 0)
         // verify only warns (exit 0) on unknown keys or bad values: any output is a failure.
         #expect(result.errors.isEmpty, "systemd-analyze verify: \(result.errors)")
-        // And with the documented drop-in for LAN outputs beside it.
+        // And with the documented drop-ins for LAN and serial outputs beside it.
         let dropIns = directory.appendingPathComponent("headingd.service.d")
         try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
-        let lan = Self.unit.deletingLastPathComponent().appendingPathComponent("drop-ins/lan-output.conf")
-        try FileManager.default.copyItem(at: lan, to: dropIns.appendingPathComponent("lan-output.conf"))
-        let withDropIn = try await run(["verify", copy.path])
-        #expect(withDropIn.status == 0)
-        #expect(withDropIn.errors.isEmpty, "systemd-analyze verify with lan-output.conf: \(withDropIn.errors)")
+        for name in ["lan-output.conf", "serial-output.conf"] {
+            let dropIn = Self.unit.deletingLastPathComponent().appendingPathComponent("drop-ins/\(name)")
+            try FileManager.default.copyItem(at: dropIn, to: dropIns.appendingPathComponent(name))
+            let withDropIn = try await run(["verify", copy.path])
+            #expect(withDropIn.status == 0)
+            #expect(withDropIn.errors.isEmpty, "systemd-analyze verify with \(name): \(withDropIn.errors)")
+        }
     }
 
     @Test func exposureIsAtMostOnePointTwo() async throws {

@@ -49,7 +49,8 @@ extension Headingd {
 
         --nmea-tcp HOST:PORT serves NMEA 0183 heading sentences (HDT, HDG, THS by default) over \
         TCP to chart plotters, autopilots and gpsd; 127.0.0.1:10110 by convention, off by default. \
-        --nmea-udp HOST:PORT,... sends them in UDP datagrams (a broadcast address broadcasts).
+        --nmea-udp HOST:PORT,... sends them in UDP datagrams (a broadcast address broadcasts); \
+        --nmea-serial DEVICE writes them to a serial line (4800 baud unless --nmea-serial-baud).
 
         Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
         78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \

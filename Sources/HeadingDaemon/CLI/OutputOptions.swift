@@ -61,6 +61,26 @@ struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The UDP output's most headings a second; 0 sends every heading. (default: 10)", valueName: "hz"))
     var nmeaUdpRate: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write NMEA 0183 heading sentences to this serial line, such as /dev/ttyUSB0, raw 8N1; a line that goes "
+                + "away is reopened. (default: none)", valueName: "device"
+        )
+    )
+    var nmeaSerial: String?
+
+    @Option(help: ArgumentHelp("The serial line's baud rate: 4800, 9600, 19200, 38400, 57600 or 115200. (default: 4800)", valueName: "n"))
+    var nmeaSerialBaud: Int?
+
+    @Option(help: ArgumentHelp("The serial output's sentences, as --nmea-sentences. (default: HDT,HDG,THS)", valueName: "list"))
+    var nmeaSerialSentences: String?
+
+    @Option(help: ArgumentHelp("The serial output's talker. (default: II)", valueName: "id"))
+    var nmeaSerialTalker: String?
+
+    @Option(help: ArgumentHelp("The serial output's most headings a second; 0 sends every heading. (default: 5)", valueName: "hz"))
+    var nmeaSerialRate: Double?
+
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count).") }
     }
@@ -79,6 +99,11 @@ struct OutputOptions: ParsableArguments {
             "outputs.nmea0183.udp.sentences": nmeaUdpSentences.map { .stringArray($0.split(separator: ",").map(String.init)) },
             "outputs.nmea0183.udp.talker": nmeaUdpTalker.map(ConfigContent.string),
             "outputs.nmea0183.udp.rate": nmeaUdpRate.map(ConfigContent.double),
+            "outputs.nmea0183.serial.device": nmeaSerial.map(ConfigContent.string),
+            "outputs.nmea0183.serial.baud": nmeaSerialBaud.map(ConfigContent.int),
+            "outputs.nmea0183.serial.sentences": nmeaSerialSentences.map { .stringArray($0.split(separator: ",").map(String.init)) },
+            "outputs.nmea0183.serial.talker": nmeaSerialTalker.map(ConfigContent.string),
+            "outputs.nmea0183.serial.rate": nmeaSerialRate.map(ConfigContent.double),
         ])
     }
 }

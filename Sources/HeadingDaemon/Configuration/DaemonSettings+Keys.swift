@@ -75,6 +75,23 @@ extension DaemonSettings {
         SettingKey(name: "outputs.nmea0183.udp.rate", option: "--nmea-udp-rate", kind: .double) {
             number($0, in: 0...100, "between 0 (every heading) and 100 Hz")
         },
+        SettingKey(name: "outputs.nmea0183.serial.device", option: "--nmea-serial", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || (text.hasPrefix("/") && text.utf8.count <= 4096) else {
+                return "must be a device path such as /dev/ttyUSB0, or \"\" for no NMEA 0183 serial output"
+            }
+            return nil
+        },
+        SettingKey(name: "outputs.nmea0183.serial.baud", option: "--nmea-serial-baud", kind: .integer) { content in
+            guard case .int(let baud) = content, NMEA0183SerialOutput.baudRates[baud] != nil else {
+                return "must be one of 4800, 9600, 19200, 38400, 57600 and 115200"
+            }
+            return nil
+        },
+        SettingKey(name: "outputs.nmea0183.serial.sentences", option: "--nmea-serial-sentences", kind: .stringList, check: sentenceList),
+        SettingKey(name: "outputs.nmea0183.serial.talker", option: "--nmea-serial-talker", kind: .string, check: talker),
+        SettingKey(name: "outputs.nmea0183.serial.rate", option: "--nmea-serial-rate", kind: .double) {
+            number($0, in: 0...100, "between 0 (every heading) and 100 Hz")
+        },
     ]
 
     /// A list of NMEA 0183 sentence types the encoder writes.

@@ -46,6 +46,13 @@ extension DaemonSettings {
             sentences = [\(nmeaUDPSentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
             talker = \(quoted(nmeaUDPTalker))
             rate = \(nmeaUDPRate)
+
+            [outputs.nmea0183.serial]
+            device = \(quoted(nmeaSerialDevice ?? ""))
+            baud = \(nmeaSerialBaud)
+            sentences = [\(nmeaSerialSentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
+            talker = \(quoted(nmeaSerialTalker))
+            rate = \(nmeaSerialRate)
             """
     }
 }

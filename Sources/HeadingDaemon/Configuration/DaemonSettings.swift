@@ -52,6 +52,16 @@ struct DaemonSettings: Sendable, Equatable {
     var nmeaUDPTalker = "II"
     /// The NMEA 0183 UDP output's maximum rate in Hz; 0 sends every heading.
     var nmeaUDPRate = 10.0
+    /// The serial line the NMEA 0183 serial output writes to; `nil` for none (the default).
+    var nmeaSerialDevice: String?
+    /// The serial line's baud rate.
+    var nmeaSerialBaud = 4800
+    /// The sentences the NMEA 0183 serial output writes for each heading.
+    var nmeaSerialSentences: [NMEA0183Encoder.Sentence] = [.hdt, .hdg, .ths]
+    /// The NMEA 0183 serial output's talker.
+    var nmeaSerialTalker = "II"
+    /// The NMEA 0183 serial output's maximum rate in Hz (at 4800 baud, 10 Hz of three sentences fills the line).
+    var nmeaSerialRate = 5.0
 
     /// The processor's configuration these settings give.
     /// What the NMEA 0183 TCP output writes, and how often.
@@ -59,6 +69,14 @@ struct DaemonSettings: Sendable, Equatable {
         // The talker was checked by the settings' schema.
         NMEA0183Feed.Configuration(
             sentences: nmeaSentences, encoder: NMEA0183Encoder(talker: nmeaTalker) ?? NMEA0183Encoder()!, maximumHertz: nmeaRate
+        )
+    }
+
+    /// What the NMEA 0183 serial output writes, and how often.
+    var nmeaSerialFeed: NMEA0183Feed.Configuration {
+        NMEA0183Feed.Configuration(
+            sentences: nmeaSerialSentences, encoder: NMEA0183Encoder(talker: nmeaSerialTalker) ?? NMEA0183Encoder()!,
+            maximumHertz: nmeaSerialRate
         )
     }
 
@@ -112,6 +130,12 @@ struct DaemonSettings: Sendable, Equatable {
             .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.nmeaUDPSentences
         nmeaUDPTalker = reader.string(forKey: "outputs.nmea0183.udp.talker") ?? defaults.nmeaUDPTalker
         nmeaUDPRate = reader.double(forKey: "outputs.nmea0183.udp.rate") ?? defaults.nmeaUDPRate
+        nmeaSerialDevice = reader.string(forKey: "outputs.nmea0183.serial.device").flatMap { $0.isEmpty ? nil : $0 }
+        nmeaSerialBaud = reader.int(forKey: "outputs.nmea0183.serial.baud") ?? defaults.nmeaSerialBaud
+        nmeaSerialSentences = reader.stringArray(forKey: "outputs.nmea0183.serial.sentences")
+            .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.nmeaSerialSentences
+        nmeaSerialTalker = reader.string(forKey: "outputs.nmea0183.serial.talker") ?? defaults.nmeaSerialTalker
+        nmeaSerialRate = reader.double(forKey: "outputs.nmea0183.serial.rate") ?? defaults.nmeaSerialRate
     }
 
     /// The defaults.

@@ -32,6 +32,8 @@ struct HeadingPipeline {
     let nmeaTCPOutput: NMEA0183TCPOutput?
     /// The NMEA 0183 UDP output, when it has targets.
     let nmeaUDPOutput: NMEA0183UDPOutput?
+    /// The NMEA 0183 serial output, when a device is set.
+    let nmeaSerialOutput: NMEA0183SerialOutput?
 
     /// Builds the pipeline; nothing runs until ``run(reloader:notifySocket:logger:)``.
     /// - Parameters:
@@ -62,6 +64,12 @@ struct HeadingPipeline {
         nmeaUDPOutput = settings.nmeaUDPTargets.isEmpty ? nil : NMEA0183UDPOutput(
             configuration: .init(targets: settings.nmeaUDPTargets, feed: settings.nmeaUDPFeed), center: .heading, logger: logger
         )
+        nmeaSerialOutput = settings.nmeaSerialDevice.map { device in
+            NMEA0183SerialOutput(
+                configuration: .init(device: device, baud: settings.nmeaSerialBaud, feed: settings.nmeaSerialFeed), center: .heading,
+                logger: logger
+            )
+        }
     }
 
     /// The replay sources among the sources.
@@ -127,6 +135,9 @@ struct HeadingPipeline {
         }
         if let output = nmeaUDPOutput {
             services.append(.init(service: output, serviceName: "NMEA 0183 UDP output"))
+        }
+        if let output = nmeaSerialOutput {
+            services.append(.init(service: output, serviceName: "NMEA 0183 serial output"))
         }
         for proxy in proxies {
             services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy \(proxy.source.name)"))

@@ -1,0 +1,124 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import HeadingKitGPSD
+import HeadingOutputs
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// Writes the chosen, corrected heading as NMEA 0183 sentences to a serial line (SwiftNIO over the
+/// tty's descriptor), for an autopilot or a plotter wired to this computer: a consumer of the
+/// heading center, run as a Service. The line is set raw, 8N1, at ``Configuration/baud``. A device
+/// that cannot be opened, or that goes away (a USB adapter pulled), is logged as a fault and
+/// opened again with backoff (0.25 s doubling to 5 s), forever, until shutdown; sentences meanwhile
+/// are dropped, as are sentences that find the line's buffer full.
+final class NMEA0183SerialOutput: Service, Sendable {
+    /// Which line, how fast, and what.
+    struct Configuration: Sendable {
+        let device: String
+        let baud: Int
+        let feed: NMEA0183Feed.Configuration
+    }
+
+    /// The baud rates headingd sets, with their termios constants.
+    static let baudRates: [Int: speed_t] = [
+        4800: speed_t(B4800), 9600: speed_t(B9600), 19200: speed_t(B19200), 38400: speed_t(B38400),
+        57600: speed_t(B57600), 115200: speed_t(B115200),
+    ]
+
+    private let configuration: Configuration
+    private let center: NotificationCenter
+    private let logger: Logger
+    private let group: any EventLoopGroup
+    /// The open line, while there is one.
+    private let line = Mutex<(any Channel)?>(nil)
+
+    /// - Parameters:
+    ///   - configuration: Which line, how fast, and what.
+    ///   - center: The center headings and faults are posted to.
+    ///   - logger: Where opening, losing and reopening the line are logged.
+    init(configuration: Configuration, center: NotificationCenter = .heading, logger: Logger) {
+        self.configuration = configuration
+        self.center = center
+        self.logger = logger
+        self.group = MultiThreadedEventLoopGroup.singleton
+    }
+
+    func run() async throws {
+        let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: group.next()) { [weak self] bytes in
+            guard let channel = self?.line.withLock({ $0 }), channel.isWritable else { return }
+            channel.writeAndFlush(bytes, promise: nil)
+        }
+        feed.start()
+        defer { feed.stop() }
+        await cancelWhenGracefulShutdown {
+            var backoff = ReconnectBackoff()
+            var generator = SystemRandomNumberGenerator()
+            while !Task.isCancelled {
+                let failure: String
+                switch self.open() {
+                case .success(let descriptor):
+                    do {
+                        let channel = try await NIOPipeBootstrap(group: self.group).takingOwnershipOfDescriptor(output: descriptor).get()
+                        self.line.withLock { $0 = channel }
+                        self.logger.notice("NMEA 0183 serial output: writing to \(self.configuration.device) at \(self.configuration.baud) baud")
+                        backoff.reset()
+                        await withTaskCancellationHandler {
+                            try? await channel.closeFuture.get()
+                        } onCancel: {
+                            channel.close(promise: nil)
+                        }
+                        self.line.withLock { $0 = nil }
+                        failure = "the device went away"
+                    } catch {
+                        close(descriptor)
+                        failure = "cannot write to it: \(error)"
+                    }
+                case .failure(let reason):
+                    failure = reason.description
+                }
+                guard !Task.isCancelled else { break }
+                let delay = backoff.nextDelay(using: &generator)
+                LineWriter.standardError.write(
+                    "headingd: fault: NMEA 0183 serial output: \(self.configuration.device): \(failure); reopening in \(String(format: "%.2f", delay)) s",
+                    priority: .warning
+                )
+                try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            }
+        }
+    }
+
+    /// Opens the device and sets it raw, 8N1, at the configured baud rate.
+    private func open() -> Result<CInt, Failure> {
+        let descriptor = Glibc.open(configuration.device, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(Failure(String(cString: strerror(errno)))) }
+        var settings = termios()
+        guard tcgetattr(descriptor, &settings) == 0 else {
+            let reason = "not a serial line (\(String(cString: strerror(errno))))"
+            close(descriptor)
+            return .failure(Failure(reason))
+        }
+        cfmakeraw(&settings)
+        let speed = Self.baudRates[configuration.baud] ?? speed_t(B4800)
+        cfsetospeed(&settings, speed)
+        cfsetispeed(&settings, speed)
+        settings.c_cflag |= tcflag_t(CLOCAL)
+        guard tcsetattr(descriptor, TCSANOW, &settings) == 0 else {
+            let reason = "cannot set \(configuration.baud) baud (\(String(cString: strerror(errno))))"
+            close(descriptor)
+            return .failure(Failure(reason))
+        }
+        return .success(descriptor)
+    }
+
+    /// Why the line could not be opened, in words.
+    private struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
