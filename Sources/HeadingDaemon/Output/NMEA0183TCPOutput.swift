@@ -117,9 +117,6 @@ final class NMEA0183TCPOutput: Service, Sendable {
         try? await server.close()
     }
 
-    /// The number of clients connected now.
-    var clientCount: Int { state.withLock { $0.clients.count } }
-
     // MARK: Clients
 
     private func accept(_ channel: any Channel) -> EventLoopFuture<Void> {
