@@ -61,9 +61,7 @@ extension DaemonSettings {
         },
         SettingKey(name: "outputs.nmea0183.tcp.sentences", option: "--nmea-sentences", kind: .stringList, check: sentenceList),
         SettingKey(name: "outputs.nmea0183.tcp.talker", option: "--nmea-talker", kind: .string, check: talker),
-        SettingKey(name: "outputs.nmea0183.tcp.rate", option: "--nmea-rate", kind: .double) {
-            number($0, in: 0...100, "between 0 (every heading) and 100 Hz")
-        },
+        SettingKey(name: "outputs.nmea0183.tcp.rate", option: "--nmea-rate", kind: .double, check: outputRate),
         SettingKey(name: "outputs.nmea0183.udp.targets", option: "--nmea-udp", kind: .stringList) { content in
             guard case .stringArray(let texts) = content, texts.count <= 64, texts.allSatisfy({ ListenAddress($0) != nil }) else {
                 return "must list HOST:PORT targets (at most 64), such as 192.168.1.255:10110, or none"
@@ -72,9 +70,7 @@ extension DaemonSettings {
         },
         SettingKey(name: "outputs.nmea0183.udp.sentences", option: "--nmea-udp-sentences", kind: .stringList, check: sentenceList),
         SettingKey(name: "outputs.nmea0183.udp.talker", option: "--nmea-udp-talker", kind: .string, check: talker),
-        SettingKey(name: "outputs.nmea0183.udp.rate", option: "--nmea-udp-rate", kind: .double) {
-            number($0, in: 0...100, "between 0 (every heading) and 100 Hz")
-        },
+        SettingKey(name: "outputs.nmea0183.udp.rate", option: "--nmea-udp-rate", kind: .double, check: outputRate),
         SettingKey(name: "outputs.nmea0183.serial.device", option: "--nmea-serial", kind: .string) { content in
             guard case .string(let text) = content, text.isEmpty || (text.hasPrefix("/") && text.utf8.count <= 4096) else {
                 return "must be a device path such as /dev/ttyUSB0, or \"\" for no NMEA 0183 serial output"
@@ -89,9 +85,7 @@ extension DaemonSettings {
         },
         SettingKey(name: "outputs.nmea0183.serial.sentences", option: "--nmea-serial-sentences", kind: .stringList, check: sentenceList),
         SettingKey(name: "outputs.nmea0183.serial.talker", option: "--nmea-serial-talker", kind: .string, check: talker),
-        SettingKey(name: "outputs.nmea0183.serial.rate", option: "--nmea-serial-rate", kind: .double) {
-            number($0, in: 0...100, "between 0 (every heading) and 100 Hz")
-        },
+        SettingKey(name: "outputs.nmea0183.serial.rate", option: "--nmea-serial-rate", kind: .double, check: outputRate),
     ]
 
     /// A list of NMEA 0183 sentence types the encoder writes.
@@ -99,6 +93,11 @@ extension DaemonSettings {
         guard case .stringArray(let names) = content, !names.isEmpty, names.allSatisfy({ NMEA0183Encoder.Sentence(rawValue: $0) != nil })
         else { return "must list one or more of HDT, HDM, HDG, THS and ROT" }
         return nil
+    }
+
+    /// An NMEA 0183 output's maximum rate.
+    private static func outputRate(_ content: ConfigContent) -> String? {
+        number(content, in: 0...100, "between 0 (every heading) and 100 Hz")
     }
 
     /// An NMEA 0183 talker.

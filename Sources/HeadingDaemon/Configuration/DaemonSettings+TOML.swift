@@ -37,22 +37,16 @@ extension DaemonSettings {
             [outputs.nmea0183.tcp]
             listen = \(quoted(nmeaTCPListen?.description ?? ""))
             max_clients = \(nmeaTCPMaxClients)
-            sentences = [\(nmeaSentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
-            talker = \(quoted(nmeaTalker))
-            rate = \(nmeaRate)
+            \(nmeaTCPFeed.tomlLines)
 
             [outputs.nmea0183.udp]
             targets = [\(nmeaUDPTargets.map { quoted($0.description) }.joined(separator: ", "))]
-            sentences = [\(nmeaUDPSentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
-            talker = \(quoted(nmeaUDPTalker))
-            rate = \(nmeaUDPRate)
+            \(nmeaUDPFeed.tomlLines)
 
             [outputs.nmea0183.serial]
             device = \(quoted(nmeaSerialDevice ?? ""))
             baud = \(nmeaSerialBaud)
-            sentences = [\(nmeaSerialSentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
-            talker = \(quoted(nmeaSerialTalker))
-            rate = \(nmeaSerialRate)
+            \(nmeaSerialFeed.tomlLines)
             """
     }
 }

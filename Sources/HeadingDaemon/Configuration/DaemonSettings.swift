@@ -38,55 +38,21 @@ struct DaemonSettings: Sendable, Equatable {
     var nmeaTCPListen: ListenAddress?
     /// How many NMEA 0183 TCP clients at once; the next is refused.
     var nmeaTCPMaxClients = 16
-    /// The sentences the NMEA 0183 TCP output writes for each heading.
-    var nmeaSentences: [NMEA0183Encoder.Sentence] = [.hdt, .hdg, .ths]
-    /// The NMEA 0183 talker.
-    var nmeaTalker = "II"
-    /// The NMEA 0183 output's maximum rate in Hz; 0 sends every heading.
-    var nmeaRate = 10.0
+    /// What the NMEA 0183 TCP output writes, and how often.
+    var nmeaTCPFeed = NMEAFeedSettings(table: "outputs.nmea0183.tcp")
     /// Where the NMEA 0183 UDP output sends datagrams; none by default.
     var nmeaUDPTargets: [ListenAddress] = []
-    /// The sentences the NMEA 0183 UDP output writes for each heading.
-    var nmeaUDPSentences: [NMEA0183Encoder.Sentence] = [.hdt, .hdg, .ths]
-    /// The NMEA 0183 UDP output's talker.
-    var nmeaUDPTalker = "II"
-    /// The NMEA 0183 UDP output's maximum rate in Hz; 0 sends every heading.
-    var nmeaUDPRate = 10.0
+    /// What the NMEA 0183 UDP output writes, and how often.
+    var nmeaUDPFeed = NMEAFeedSettings(table: "outputs.nmea0183.udp")
     /// The serial line the NMEA 0183 serial output writes to; `nil` for none (the default).
     var nmeaSerialDevice: String?
     /// The serial line's baud rate.
     var nmeaSerialBaud = 4800
-    /// The sentences the NMEA 0183 serial output writes for each heading.
-    var nmeaSerialSentences: [NMEA0183Encoder.Sentence] = [.hdt, .hdg, .ths]
-    /// The NMEA 0183 serial output's talker.
-    var nmeaSerialTalker = "II"
-    /// The NMEA 0183 serial output's maximum rate in Hz (at 4800 baud, 10 Hz of three sentences fills the line).
-    var nmeaSerialRate = 5.0
+    /// What the NMEA 0183 serial output writes, and how often (5 Hz: at 4800 baud, 10 Hz of three
+    /// sentences fills the line).
+    var nmeaSerialFeed = NMEAFeedSettings(table: "outputs.nmea0183.serial", rate: 5)
 
     /// The processor's configuration these settings give.
-    /// What the NMEA 0183 TCP output writes, and how often.
-    var nmeaFeed: NMEA0183Feed.Configuration {
-        // The talker was checked by the settings' schema.
-        NMEA0183Feed.Configuration(
-            sentences: nmeaSentences, encoder: NMEA0183Encoder(talker: nmeaTalker) ?? NMEA0183Encoder()!, maximumHertz: nmeaRate
-        )
-    }
-
-    /// What the NMEA 0183 serial output writes, and how often.
-    var nmeaSerialFeed: NMEA0183Feed.Configuration {
-        NMEA0183Feed.Configuration(
-            sentences: nmeaSerialSentences, encoder: NMEA0183Encoder(talker: nmeaSerialTalker) ?? NMEA0183Encoder()!,
-            maximumHertz: nmeaSerialRate
-        )
-    }
-
-    /// What the NMEA 0183 UDP output writes, and how often.
-    var nmeaUDPFeed: NMEA0183Feed.Configuration {
-        NMEA0183Feed.Configuration(
-            sentences: nmeaUDPSentences, encoder: NMEA0183Encoder(talker: nmeaUDPTalker) ?? NMEA0183Encoder()!, maximumHertz: nmeaUDPRate
-        )
-    }
-
     var processorConfiguration: HeadingProcessor.Configuration {
         HeadingProcessor.Configuration(
             staleAfter: .milliseconds(Int((staleAfter * 1000).rounded())),
@@ -121,21 +87,12 @@ struct DaemonSettings: Sendable, Equatable {
         position = reader.string(forKey: "position").flatMap(Self.parsePosition)
         nmeaTCPListen = reader.string(forKey: "outputs.nmea0183.tcp.listen").flatMap(ListenAddress.init)
         nmeaTCPMaxClients = reader.int(forKey: "outputs.nmea0183.tcp.max_clients") ?? defaults.nmeaTCPMaxClients
-        nmeaSentences = reader.stringArray(forKey: "outputs.nmea0183.tcp.sentences")
-            .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.nmeaSentences
-        nmeaTalker = reader.string(forKey: "outputs.nmea0183.tcp.talker") ?? defaults.nmeaTalker
-        nmeaRate = reader.double(forKey: "outputs.nmea0183.tcp.rate") ?? defaults.nmeaRate
+        nmeaTCPFeed = NMEAFeedSettings(reader: reader, defaults: defaults.nmeaTCPFeed)
         nmeaUDPTargets = reader.stringArray(forKey: "outputs.nmea0183.udp.targets")?.compactMap(ListenAddress.init) ?? defaults.nmeaUDPTargets
-        nmeaUDPSentences = reader.stringArray(forKey: "outputs.nmea0183.udp.sentences")
-            .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.nmeaUDPSentences
-        nmeaUDPTalker = reader.string(forKey: "outputs.nmea0183.udp.talker") ?? defaults.nmeaUDPTalker
-        nmeaUDPRate = reader.double(forKey: "outputs.nmea0183.udp.rate") ?? defaults.nmeaUDPRate
+        nmeaUDPFeed = NMEAFeedSettings(reader: reader, defaults: defaults.nmeaUDPFeed)
         nmeaSerialDevice = reader.string(forKey: "outputs.nmea0183.serial.device").flatMap { $0.isEmpty ? nil : $0 }
         nmeaSerialBaud = reader.int(forKey: "outputs.nmea0183.serial.baud") ?? defaults.nmeaSerialBaud
-        nmeaSerialSentences = reader.stringArray(forKey: "outputs.nmea0183.serial.sentences")
-            .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.nmeaSerialSentences
-        nmeaSerialTalker = reader.string(forKey: "outputs.nmea0183.serial.talker") ?? defaults.nmeaSerialTalker
-        nmeaSerialRate = reader.double(forKey: "outputs.nmea0183.serial.rate") ?? defaults.nmeaSerialRate
+        nmeaSerialFeed = NMEAFeedSettings(reader: reader, defaults: defaults.nmeaSerialFeed)
     }
 
     /// The defaults.

@@ -57,16 +57,16 @@ struct HeadingPipeline {
         log = StdoutHeadingLog(center: .heading, format: settings.format, limit: headingLimit, batchesOutput: isFlatOutReplay)
         nmeaTCPOutput = settings.nmeaTCPListen.map { address in
             NMEA0183TCPOutput(
-                configuration: .init(address: address, maximumClients: settings.nmeaTCPMaxClients, feed: settings.nmeaFeed),
+                configuration: .init(address: address, maximumClients: settings.nmeaTCPMaxClients, feed: settings.nmeaTCPFeed.configuration),
                 center: .heading, logger: logger
             )
         }
         nmeaUDPOutput = settings.nmeaUDPTargets.isEmpty ? nil : NMEA0183UDPOutput(
-            configuration: .init(targets: settings.nmeaUDPTargets, feed: settings.nmeaUDPFeed), center: .heading, logger: logger
+            configuration: .init(targets: settings.nmeaUDPTargets, feed: settings.nmeaUDPFeed.configuration), center: .heading, logger: logger
         )
         nmeaSerialOutput = settings.nmeaSerialDevice.map { device in
             NMEA0183SerialOutput(
-                configuration: .init(device: device, baud: settings.nmeaSerialBaud, feed: settings.nmeaSerialFeed), center: .heading,
+                configuration: .init(device: device, baud: settings.nmeaSerialBaud, feed: settings.nmeaSerialFeed.configuration), center: .heading,
                 logger: logger
             )
         }

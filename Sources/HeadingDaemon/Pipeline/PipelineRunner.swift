@@ -29,10 +29,7 @@ struct PipelineRunner: Sendable {
             let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, logger: logger)
             do {
                 try await pipeline.run(reloader: reloader, notifySocket: notifySocket, logger: logger)
-            } catch let error as NMEA0183TCPOutput.ListenError {
-                LineWriter.standardError.write("headingd: \(error)", priority: .error)
-                return .outputUnavailable
-            } catch let error as NMEA0183UDPOutput.OpenError {
+            } catch let error as any OutputOpenError {
                 LineWriter.standardError.write("headingd: \(error)", priority: .error)
                 return .outputUnavailable
             }

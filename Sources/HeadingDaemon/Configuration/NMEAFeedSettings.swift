@@ -1,0 +1,49 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Configuration
+import HeadingOutputs
+
+/// What one NMEA 0183 output writes, and how often: the `sentences`, `talker` and `rate` keys of
+/// its table (`outputs.nmea0183.tcp`, `.udp`, `.serial`), the same three for every output.
+struct NMEAFeedSettings: Sendable, Equatable {
+    /// The output's table, such as `outputs.nmea0183.tcp`.
+    let table: String
+    /// The sentences written for each heading.
+    var sentences: [NMEA0183Encoder.Sentence] = [.hdt, .hdg, .ths]
+    /// The talker.
+    var talker = "II"
+    /// The maximum rate in Hz; 0 sends every heading.
+    var rate: Double
+
+    /// The defaults of one output's table.
+    init(table: String, rate: Double = 10) {
+        self.table = table
+        self.rate = rate
+    }
+
+    /// The values `reader` has for `defaults`' table, else those defaults.
+    init(reader: ConfigReader, defaults: NMEAFeedSettings) {
+        self = defaults
+        sentences = reader.stringArray(forKey: ConfigKey(stringLiteral: "\(table).sentences"))
+            .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.sentences
+        talker = reader.string(forKey: ConfigKey(stringLiteral: "\(table).talker")) ?? defaults.talker
+        rate = reader.double(forKey: ConfigKey(stringLiteral: "\(table).rate")) ?? defaults.rate
+    }
+
+    /// The feed these settings give.
+    var configuration: NMEA0183Feed.Configuration {
+        // The talker was checked by the settings' schema.
+        NMEA0183Feed.Configuration(sentences: sentences, encoder: NMEA0183Encoder(talker: talker) ?? NMEA0183Encoder()!, maximumHertz: rate)
+    }
+
+    /// The three keys as TOML lines, for `--check-config`.
+    var tomlLines: String {
+        let quoted = HeadingLineFormatter.quoted
+        return """
+            sentences = [\(sentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
+            talker = \(quoted(talker))
+            rate = \(rate)
+            """
+    }
+}
