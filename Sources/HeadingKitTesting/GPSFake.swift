@@ -14,12 +14,15 @@ import Synchronization
 public final class GPSFake: Sendable {
     /// Why gpsfake could not be started.
     public enum Failure: Error, CustomStringConvertible {
-        /// gpsd did not accept connections in time; `output` is what gpsfake wrote on standard error.
-        case notListening(port: UInt16, output: String)
+        /// gpsd did not accept connections in time; `output` is what gpsfake wrote on standard error,
+        /// `observed` what each launch saw (gpsfake's exit, gpsd's PID, whether it listened, the
+        /// files it had open) and the load average, so that a failure in CI explains itself.
+        case notListening(port: UInt16, output: String, observed: [String])
         /// What went wrong, in one line.
         public var description: String {
             switch self {
-            case .notListening(let port, let output): "gpsd did not listen on port \(port) within 20 s; gpsfake said: \(output)"
+            case .notListening(let port, let output, let observed):
+                "gpsd did not listen on port \(port) within 20 s; gpsfake said: \(output); seen: \(observed.joined(separator: "; "))"
             }
         }
     }
@@ -62,22 +65,32 @@ public final class GPSFake: Sendable {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let deadline = ContinuousClock.now + .seconds(20)
+        var observed: [String] = []
         while ContinuousClock.now < deadline {
             let gpsfake = try launch()
             var listeningSince: ContinuousClock.Instant?
+            var gpsdSeen: Int32?
+            defer {
+                let files = gpsdSeen.map { Self.openFiles(of: $0).joined(separator: ",") } ?? "-"
+                let exit = gpsfake.isRunning ? "running" : "exited \(gpsfake.terminationStatus)"
+                observed.append("launch \(observed.count + 1): gpsfake \(exit), gpsd \(gpsdSeen.map(String.init) ?? "not found"), listening \(listeningSince != nil), files [\(files)]")
+            }
             // Ready means gpsd listens *and* has opened gpsfake's pty: gpsd flushes a serial
             // device's input when it opens it, so sentences released before that would be lost.
             while ContinuousClock.now < deadline, gpsfake.isRunning {
-                if let gpsd = gpsdProcessIdentifier, Self.hasOpenTerminal(gpsd), Self.accepts(port: port) { return }
+                let gpsd = gpsdProcessIdentifier
+                if let gpsd { gpsdSeen = gpsd }
+                if let gpsd, Self.hasOpenTerminal(gpsd), Self.accepts(port: port) { return }
                 if listeningSince == nil, Self.accepts(port: port) { listeningSince = .now }
                 if let listeningSince, ContinuousClock.now - listeningSince > .seconds(5) { break }
                 try await Task.sleep(for: .milliseconds(20))  // polling /proc and a port: there is no event to await
             }
             end()
         }
+        observed.append("load \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?")")
         let output = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         stop()
-        throw Failure.notListening(port: port, output: output)
+        throw Failure.notListening(port: port, output: output, observed: observed)
     }
 
     private func launch() throws -> Process {
@@ -180,10 +193,13 @@ public final class GPSFake: Sendable {
 
     /// Whether `pid` has a pseudo-terminal open (gpsd, once it has opened gpsfake's device).
     private static func hasOpenTerminal(_ pid: Int32) -> Bool {
+        openFiles(of: pid).contains { $0.hasPrefix("/dev/pts/") }
+    }
+
+    /// What `pid`'s file descriptors point at.
+    private static func openFiles(of pid: Int32) -> [String] {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-        return descriptors.contains { descriptor in
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)"))?.hasPrefix("/dev/pts/") == true
-        }
+        return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
     }
 
     private static func command(of pid: Int32) -> String? {
