@@ -109,15 +109,36 @@ struct NMEA0183EncoderTests {
 
 struct OutputRateTests {
     @Test func aValueBeforeItsSlotWaitsAndTheNewestWins() {
-        var rate = OutputRate<Int>(maximumHertz: 2)  // one per 500 ms
+        var rate = OutputRate<Int>(maximumHertz: 2)  // one per 500 ms; up to 250 ms early
         #expect(rate.offer(1, at: .milliseconds(0)) == 1)
         #expect(rate.offer(2, at: .milliseconds(100)) == nil)
         #expect(rate.offer(3, at: .milliseconds(200)) == nil)
-        #expect(rate.nextDeadline == .milliseconds(500))
-        #expect(rate.due(at: .milliseconds(499)) == nil)
-        #expect(rate.due(at: .milliseconds(500)) == 3)
+        #expect(rate.nextDeadline == .milliseconds(250))
+        #expect(rate.due(at: .milliseconds(249)) == nil)
+        #expect(rate.due(at: .milliseconds(250)) == 3)
         #expect(rate.nextDeadline == nil)
-        #expect(rate.offer(4, at: .milliseconds(1_100)) == 4)
+        #expect(rate.offer(4, at: .milliseconds(700)) == nil, "the grid's next slot is 1000 ms; 750 ms at the earliest")
+        #expect(rate.due(at: .milliseconds(750)) == 4)
+        #expect(rate.offer(5, at: .milliseconds(2_100)) == 5)
+    }
+
+    @Test func aSourceAtTheOutputsOwnRateWithJitterIsNeverHeldBack() {
+        var rate = OutputRate<Int>(maximumHertz: 10)
+        let jitter = [0, 7, -9, 20, -25, 2, 24, -24, 0, 12]  // ms; one arrival 55 ms after another, one 52 ms
+        for (index, offset) in jitter.enumerated() {
+            #expect(rate.offer(index, at: .milliseconds(100 * index + offset)) == index, "heading \(index)")
+        }
+    }
+
+    @Test func noMoreThanOnePerIntervalPlusOneGoesOutOfAFastSource() {
+        var rate = OutputRate<Int>(maximumHertz: 10)
+        var sent = 0
+        for millisecond in stride(from: 0, to: 10_000, by: 7) {  // 143 Hz for 10 s
+            if rate.offer(millisecond, at: .milliseconds(millisecond)) != nil { sent += 1 }
+            if rate.due(at: .milliseconds(millisecond)) != nil { sent += 1 }
+        }
+        #expect(sent <= 101, "\(sent) sends in 10 s at 10 Hz")
+        #expect(sent >= 99)
     }
 
     @Test func noLimitSendsEverything() {
