@@ -56,6 +56,50 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: Signal K deltas
+
+    /// The same delta as Codable types, for the JSONEncoder baseline.
+    struct Delta: Encodable {
+        struct Update: Encodable {
+            struct Value: Encodable {
+                let path: String
+                let value: Double
+            }
+            let source: String
+            let timestamp: Date
+            let values: [Value]
+            enum CodingKeys: String, CodingKey {
+                case source = "$source"
+                case timestamp, values
+            }
+        }
+        let context: String
+        let updates: [Update]
+    }
+    let jsonEncoder = JSONEncoder()
+    jsonEncoder.dateEncodingStrategy = .iso8601
+    let signalK = SignalKDeltaEncoder(selfURN: "urn:mrn:signalk:uuid:6b0e776f-811a-4b35-980e-b93405371bc5")
+    Benchmark("baseline: JSONEncoder, the same Signal K delta as Codable") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let delta = Delta(
+                context: signalK.context,
+                updates: [.init(
+                    source: SignalKDeltaEncoder.sourceReference(for: encoded.source), timestamp: encoded.timestamp,
+                    values: [
+                        .init(path: "navigation.headingTrue", value: encoded.trueHeading! * .pi / 180),
+                        .init(path: "navigation.headingMagnetic", value: encoded.magneticHeading! * .pi / 180),
+                        .init(path: "navigation.magneticVariation", value: encoded.magneticVariation! * .pi / 180),
+                        .init(path: "navigation.magneticDeviation", value: encoded.deviation! * .pi / 180),
+                    ]
+                )]
+            )
+            blackHole(try? jsonEncoder.encode(delta))
+        }
+    }
+    Benchmark("Signal K delta encode") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(signalK.delta(for: encoded)) }
+    }
+
     // MARK: gpsd JSON
 
     let reports: [(String, String)] = [

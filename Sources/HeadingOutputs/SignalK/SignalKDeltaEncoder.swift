@@ -1,0 +1,157 @@
+// headingd — HeadingOutputs
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+public import HeadingKit
+
+/// Turns headings into Signal K delta messages: `navigation.headingTrue`, `headingMagnetic`,
+/// `magneticVariation`, `magneticDeviation`, `attitude` and `rateOfTurn`, in SI units (radians,
+/// radians a second), only what is known. Pure: no clock, no sockets, no state.
+///
+/// Each delta has one update with the heading's `timestamp` and a `$source` naming headingd and
+/// the source the heading came from (``sourceReference(for:)``); the first delta a client gets
+/// can carry `meta` (units and a description) for each path it has.
+public struct SignalKDeltaEncoder: Sendable, Hashable {
+    /// The paths headingd writes, with their units and descriptions for `meta`.
+    public enum Path: String, Sendable, Hashable, CaseIterable {
+        /// True heading, radians.
+        case headingTrue = "navigation.headingTrue"
+        /// Magnetic heading, radians.
+        case headingMagnetic = "navigation.headingMagnetic"
+        /// Magnetic variation, radians, East positive.
+        case magneticVariation = "navigation.magneticVariation"
+        /// Compass deviation, radians, East positive.
+        case magneticDeviation = "navigation.magneticDeviation"
+        /// Roll, pitch and yaw, radians.
+        case attitude = "navigation.attitude"
+        /// Rate of turn, radians a second, negative to port.
+        case rateOfTurn = "navigation.rateOfTurn"
+
+        /// The unit Signal K states for the path.
+        public var units: String { self == .rateOfTurn ? "rad/s" : "rad" }
+
+        /// A sentence describing the path, for `meta`.
+        public var description: String {
+            switch self {
+            case .headingTrue: "The current true heading of the vessel, chosen and corrected by headingd"
+            case .headingMagnetic: "The current magnetic heading of the vessel, chosen and corrected by headingd"
+            case .magneticVariation: "The magnetic variation (declination) at the current position, East positive"
+            case .magneticDeviation: "The compass deviation at the current heading, East positive"
+            case .attitude: "Vessel attitude: roll, pitch and yaw"
+            case .rateOfTurn: "Rate of turn (+ve is change to starboard)"
+            }
+        }
+    }
+
+    /// The Signal K context of every delta: `vessels.` and the vessel's URN.
+    public let context: String
+
+    /// Creates an encoder for one vessel.
+    /// - Parameter selfURN: The vessel's identity, `urn:mrn:signalk:uuid:` and a UUID.
+    public init(selfURN: String) {
+        context = "vessels." + selfURN
+    }
+
+    /// The vessel URN for `uuid`: `urn:mrn:signalk:uuid:` and the UUID in lowercase.
+    public static func selfURN(for uuid: UUID) -> String {
+        "urn:mrn:signalk:uuid:" + uuid.uuidString.lowercased()
+    }
+
+    /// A `$source` reference for a HeadingKit source name: `headingd.` and the name with every
+    /// run of characters Signal K does not allow there (`[A-Za-z0-9-_.]`) made one `-`, so
+    /// `gpsd://127.0.0.1:2947` is `headingd.gpsd-127.0.0.1-2947`.
+    public static func sourceReference(for source: String) -> String {
+        var reference = "headingd."
+        var replacing = false
+        for scalar in source.unicodeScalars {
+            let allowed = ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+                || scalar == "-" || scalar == "_" || scalar == "."
+            if allowed {
+                reference.unicodeScalars.append(scalar)
+                replacing = false
+            } else if !replacing {
+                reference += "-"
+                replacing = true
+            }
+        }
+        return reference
+    }
+
+    /// The paths `heading` gives a value for (with `rateOfTurn` when it is known).
+    public func paths(for heading: Heading, rateOfTurn: Double? = nil) -> [Path] {
+        Path.allCases.filter { value(of: $0, in: heading, rateOfTurn: rateOfTurn) != nil }
+    }
+
+    /// The delta for one heading.
+    /// - Parameters:
+    ///   - heading: The heading.
+    ///   - rateOfTurn: Its rate of turn in radians a second, if known.
+    ///   - includingMeta: Whether to add `meta` (units, description) for each path written.
+    /// - Returns: The delta as one line of JSON, without a line end.
+    public func delta(for heading: Heading, rateOfTurn: Double? = nil, includingMeta: Bool = false) -> String {
+        var values: [(Path, String)] = []
+        for path in Path.allCases {
+            if let value = value(of: path, in: heading, rateOfTurn: rateOfTurn) { values.append((path, value)) }
+        }
+        return update(
+            source: heading.source, timestamp: heading.timestamp, values: values,
+            meta: includingMeta ? values.map(\.0) : []
+        )
+    }
+
+    /// The delta that says `paths` have no current value (each `null`), for a heading gone stale:
+    /// Signal K clients show "no data" rather than the last heading as if it were current.
+    public func unavailable(_ paths: [Path], source: String, at timestamp: Date) -> String {
+        update(source: source, timestamp: timestamp, values: paths.map { ($0, "null") }, meta: [])
+    }
+
+    /// The delta that raises, changes or clears one notification.
+    public func delta(for notification: SignalKNotification) -> String {
+        let value = "{\"state\":\(SignalKJSON.string(notification.state.rawValue)),\"method\":["
+            + notification.method.map { SignalKJSON.string($0.rawValue) }.joined(separator: ",")
+            + "],\"message\":\(SignalKJSON.string(notification.message))}"
+        return "{\"context\":\(SignalKJSON.string(context)),\"updates\":[{\"$source\":"
+            + SignalKJSON.string(Self.sourceReference(for: notification.source))
+            + ",\"timestamp\":\(SignalKJSON.timestamp(notification.timestamp)),\"values\":[{\"path\":"
+            + SignalKJSON.string(notification.path) + ",\"value\":" + value + "}]}]}"
+    }
+
+    private func update(source: String, timestamp: Date, values: [(Path, String)], meta: [Path]) -> String {
+        var json = "{\"context\":" + SignalKJSON.string(context) + ",\"updates\":[{\"$source\":"
+        json += SignalKJSON.string(Self.sourceReference(for: source))
+        json += ",\"timestamp\":" + SignalKJSON.timestamp(timestamp) + ",\"values\":["
+        json += values.map { "{\"path\":\"\($0.0.rawValue)\",\"value\":\($0.1)}" }.joined(separator: ",")
+        json += "]"
+        if !meta.isEmpty {
+            json += ",\"meta\":["
+            json += meta.map { path in
+                "{\"path\":\"\(path.rawValue)\",\"value\":{\"units\":\"\(path.units)\",\"description\":"
+                    + SignalKJSON.string(path.description) + "}}"
+            }.joined(separator: ",")
+            json += "]"
+        }
+        return json + "}]}"
+    }
+
+    /// A path's value in `heading` as JSON, or `nil` when the heading does not say.
+    private func value(of path: Path, in heading: Heading, rateOfTurn: Double?) -> String? {
+        func radians(_ degrees: Double?) -> String? {
+            guard let degrees, degrees.isFinite else { return nil }
+            return SignalKJSON.number(degrees * .pi / 180)
+        }
+        switch path {
+        case .headingTrue: return radians(heading.trueHeading)
+        case .headingMagnetic: return radians(heading.magneticHeading)
+        case .magneticVariation: return radians(heading.magneticVariation)
+        case .magneticDeviation: return radians(heading.deviation)
+        case .attitude:
+            guard heading.roll != nil || heading.pitch != nil else { return nil }
+            let parts = [("roll", heading.roll), ("pitch", heading.pitch), ("yaw", heading.trueHeading.map { Degrees.signedDifference(from: 0, to: $0) })]
+                .compactMap { name, degrees in radians(degrees).map { "\"\(name)\":\($0)" } }
+            return "{" + parts.joined(separator: ",") + "}"
+        case .rateOfTurn:
+            guard let rateOfTurn, rateOfTurn.isFinite else { return nil }
+            return SignalKJSON.number(rateOfTurn)
+        }
+    }
+}
