@@ -34,6 +34,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // The daemon's network outputs (NMEA 0183 over TCP).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The Signal K output: HTTP (discovery, the REST model) and its WebSocket stream.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         .target(
@@ -78,6 +81,8 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit", condition: .when(traits: ["Daemon"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Daemon"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Daemon"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Daemon"])),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Daemon"])),
             ]
         ),
         .testTarget(

@@ -11,8 +11,12 @@ struct Headingd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "headingd",
         abstract: "Reads compass headings from one or more sources and prints one line per heading.",
-        discussion: discussion
+        discussion: discussion,
+        version: version
     )
+
+    /// headingd's version, as the Debian package's changelog states it (a test keeps them equal).
+    static let version = "0.1.0"
 
     @OptionGroup(title: "Sources") var sourceOptions: SourceOptions
     @OptionGroup(title: "Processing") var processingOptions: ProcessingOptions

@@ -81,6 +81,36 @@ struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The serial output's most headings a second; 0 sends every heading. (default: 5)", valueName: "hz"))
     var nmeaSerialRate: Double?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Serve headings as a Signal K source: discovery, the REST model and the WebSocket delta stream, on "
+                + "--signalk-listen."
+        )
+    )
+    var signalk = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The Signal K output's address. (default: 127.0.0.1:8375; a non-loopback address serves the network)",
+            valueName: "host:port"
+        )
+    )
+    var signalkListen: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The vessel's Signal K identity, urn:mrn:signalk:uuid:UUID or urn:mrn:imo:mmsi:MMSI. (default: one generated "
+                + "once and kept in $STATE_DIRECTORY, else generated for the run)", valueName: "urn"
+        )
+    )
+    var signalkSelf: String?
+
+    @Option(help: ArgumentHelp("The most Signal K stream clients at once; the next is refused. (default: 16)", valueName: "n"))
+    var signalkMaxClients: Int?
+
+    @Option(help: ArgumentHelp("The most subscriptions one Signal K client may hold. (default: 64)", valueName: "n"))
+    var signalkMaxSubscriptions: Int?
+
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count).") }
     }
@@ -104,6 +134,11 @@ struct OutputOptions: ParsableArguments {
             "outputs.nmea0183.serial.sentences": nmeaSerialSentences.map { .stringArray($0.split(separator: ",").map(String.init)) },
             "outputs.nmea0183.serial.talker": nmeaSerialTalker.map(ConfigContent.string),
             "outputs.nmea0183.serial.rate": nmeaSerialRate.map(ConfigContent.double),
+            "outputs.signalk.enabled": signalk ? .bool(true) : nil,
+            "outputs.signalk.listen": signalkListen.map(ConfigContent.string),
+            "outputs.signalk.self": signalkSelf.map(ConfigContent.string),
+            "outputs.signalk.max_clients": signalkMaxClients.map(ConfigContent.int),
+            "outputs.signalk.max_subscriptions": signalkMaxSubscriptions.map(ConfigContent.int),
         ])
     }
 }

@@ -86,6 +86,27 @@ extension DaemonSettings {
         SettingKey(name: "outputs.nmea0183.serial.sentences", option: "--nmea-serial-sentences", kind: .stringList, check: sentenceList),
         SettingKey(name: "outputs.nmea0183.serial.talker", option: "--nmea-serial-talker", kind: .string, check: talker),
         SettingKey(name: "outputs.nmea0183.serial.rate", option: "--nmea-serial-rate", kind: .double, check: outputRate),
+        SettingKey(name: "outputs.signalk.enabled", option: "--signalk", kind: .bool),
+        SettingKey(name: "outputs.signalk.listen", option: "--signalk-listen", kind: .string) { content in
+            guard case .string(let text) = content, ListenAddress(text) != nil else {
+                return "must be HOST:PORT, such as 127.0.0.1:8375 or [::1]:8375"
+            }
+            return nil
+        },
+        SettingKey(name: "outputs.signalk.self", option: "--signalk-self", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || SignalKDeltaEncoder.isVesselURN(text) else {
+                return "must be urn:mrn:signalk:uuid: and a version 4 UUID, or urn:mrn:imo:mmsi: and the MMSI's nine digits, or \"\" to generate one"
+            }
+            return nil
+        },
+        SettingKey(name: "outputs.signalk.max_clients", option: "--signalk-max-clients", kind: .integer) { content in
+            guard case .int(let count) = content, (1...1024).contains(count) else { return "must be from 1 to 1024" }
+            return nil
+        },
+        SettingKey(name: "outputs.signalk.max_subscriptions", option: "--signalk-max-subscriptions", kind: .integer) { content in
+            guard case .int(let count) = content, (1...1024).contains(count) else { return "must be from 1 to 1024" }
+            return nil
+        },
     ]
 
     /// A list of NMEA 0183 sentence types the encoder writes.

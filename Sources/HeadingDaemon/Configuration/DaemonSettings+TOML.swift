@@ -47,6 +47,13 @@ extension DaemonSettings {
             device = \(quoted(nmeaSerialDevice ?? ""))
             baud = \(nmeaSerialBaud)
             \(nmeaSerialFeed.tomlLines)
+
+            [outputs.signalk]
+            enabled = \(signalKEnabled)
+            listen = \(quoted(signalKListen.description))
+            self = \(quoted(signalKSelf ?? ""))
+            max_clients = \(signalKMaxClients)
+            max_subscriptions = \(signalKMaxSubscriptions)
             """
     }
 }

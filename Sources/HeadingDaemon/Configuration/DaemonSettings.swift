@@ -51,6 +51,17 @@ struct DaemonSettings: Sendable, Equatable {
     /// What the NMEA 0183 serial output writes, and how often (5 Hz: at 4800 baud, 10 Hz of three
     /// sentences fills the line).
     var nmeaSerialFeed = NMEAFeedSettings(table: "outputs.nmea0183.serial", rate: 5)
+    /// Whether the Signal K output serves (off by default).
+    var signalKEnabled = false
+    /// Where the Signal K output listens: loopback, on a port clear of a Signal K server (3000)
+    /// and gpsd (2947).
+    var signalKListen = ListenAddress("127.0.0.1:8375")!
+    /// The vessel's Signal K identity; `nil` to use the one kept in the state directory.
+    var signalKSelf: String?
+    /// How many Signal K stream clients at once; the next is refused.
+    var signalKMaxClients = 16
+    /// How many subscriptions one Signal K client may hold.
+    var signalKMaxSubscriptions = 64
 
     /// The processor's configuration these settings give.
     var processorConfiguration: HeadingProcessor.Configuration {
@@ -93,6 +104,11 @@ struct DaemonSettings: Sendable, Equatable {
         nmeaSerialDevice = reader.string(forKey: "outputs.nmea0183.serial.device").flatMap { $0.isEmpty ? nil : $0 }
         nmeaSerialBaud = reader.int(forKey: "outputs.nmea0183.serial.baud") ?? defaults.nmeaSerialBaud
         nmeaSerialFeed = NMEAFeedSettings(reader: reader, defaults: defaults.nmeaSerialFeed)
+        signalKEnabled = reader.bool(forKey: "outputs.signalk.enabled") ?? defaults.signalKEnabled
+        signalKListen = reader.string(forKey: "outputs.signalk.listen").flatMap(ListenAddress.init) ?? defaults.signalKListen
+        signalKSelf = reader.string(forKey: "outputs.signalk.self").flatMap { $0.isEmpty ? nil : $0 } ?? defaults.signalKSelf
+        signalKMaxClients = reader.int(forKey: "outputs.signalk.max_clients") ?? defaults.signalKMaxClients
+        signalKMaxSubscriptions = reader.int(forKey: "outputs.signalk.max_subscriptions") ?? defaults.signalKMaxSubscriptions
     }
 
     /// The defaults.

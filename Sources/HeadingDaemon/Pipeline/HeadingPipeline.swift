@@ -34,13 +34,17 @@ struct HeadingPipeline {
     let nmeaUDPOutput: NMEA0183UDPOutput?
     /// The NMEA 0183 serial output, when a device is set.
     let nmeaSerialOutput: NMEA0183SerialOutput?
+    /// The Signal K output, when it is enabled.
+    let signalKOutput: SignalKOutput?
 
     /// Builds the pipeline; nothing runs until ``run(reloader:notifySocket:logger:)``.
     /// - Parameters:
     ///   - settings: The effective settings.
     ///   - headingLimit: Ends the run after this many headings (`--count`).
     ///   - logger: The proxies' logger.
-    init(settings: DaemonSettings, headingLimit: Int?, logger: Logger) {
+    ///   - signalKSelf: The vessel's Signal K identity when none is configured (used only when the
+    ///     Signal K output is on).
+    init(settings: DaemonSettings, headingLimit: Int?, signalKSelf: @autoclosure () -> String, logger: Logger) {
         self.settings = settings
         sources = settings.sources.map { $0.makeSource(settings: settings) }
         // The heading filter is the processor's: filtered in a proxy, a steady heading would look stale.
@@ -70,6 +74,13 @@ struct HeadingPipeline {
                 logger: logger
             )
         }
+        signalKOutput = settings.signalKEnabled ? SignalKOutput(
+            configuration: .init(
+                address: settings.signalKListen, selfURN: settings.signalKSelf ?? signalKSelf(), maximumClients: settings.signalKMaxClients,
+                maximumSubscriptions: settings.signalKMaxSubscriptions
+            ),
+            center: .heading, logger: logger
+        ) : nil
     }
 
     /// The replay sources among the sources.
@@ -85,6 +96,7 @@ struct HeadingPipeline {
         // Outputs listen before anything runs: an address in use ends headingd with no heading sent.
         try await nmeaTCPOutput?.bind()
         try await nmeaUDPOutput?.open()
+        try await signalKOutput?.bind()
         processor.start()
         defer { processor.stop() }
         let group = ServiceGroup(
@@ -138,6 +150,9 @@ struct HeadingPipeline {
         }
         if let output = nmeaSerialOutput {
             services.append(.init(service: output, serviceName: "NMEA 0183 serial output"))
+        }
+        if let output = signalKOutput {
+            services.append(.init(service: output, serviceName: "Signal K output"))
         }
         for proxy in proxies {
             services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy \(proxy.source.name)"))

@@ -3,6 +3,7 @@
 
 import Foundation
 import Logging
+import Synchronization
 
 /// Runs one ``HeadingPipeline`` per configuration: a SIGHUP with a valid configuration ends the
 /// running pipeline and starts the next with the new settings; shutdown or the end of the replays
@@ -21,12 +22,24 @@ struct PipelineRunner: Sendable {
     func run(_ settings: DaemonSettings) async throws -> ExitStatus {
         let notifySocket = NotifySocket.fromEnvironment()
         var current = settings
+        // The Signal K identity kept in the state directory: decided once, the same across reloads.
+        let keptIdentity = Mutex<String?>(nil)
+        let logger = logger
+        let identity = {
+            keptIdentity.withLock { kept in
+                if let kept { return kept }
+                let (urn, note) = SignalKIdentity.kept(in: ProcessInfo.processInfo.environment["STATE_DIRECTORY"])
+                if let note { logger.notice("\(note)") }
+                kept = urn
+                return urn
+            }
+        }
         while true {
             let loader = loader
             let reloader = ConfigurationReloader(notifySocket: notifySocket) { () throws(ConfigurationError) in
                 try loader.load().settings
             }
-            let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, logger: logger)
+            let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, signalKSelf: identity(), logger: logger)
             do {
                 try await pipeline.run(reloader: reloader, notifySocket: notifySocket, logger: logger)
             } catch let error as any OutputOpenError {

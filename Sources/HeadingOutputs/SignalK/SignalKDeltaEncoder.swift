@@ -52,6 +52,31 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
         context = "vessels." + selfURN
     }
 
+    /// `text` as a JSON string, quotes included.
+    public static func jsonString(_ text: String) -> String { SignalKJSON.string(text) }
+
+    /// Whether `urn` is a vessel identity Signal K accepts: `urn:mrn:signalk:uuid:` and a version 4
+    /// UUID, or `urn:mrn:imo:mmsi:` and nine digits from 2 to 7.
+    public static func isVesselURN(_ urn: String) -> Bool {
+        if urn.hasPrefix("urn:mrn:imo:mmsi:") {
+            let digits = urn.dropFirst("urn:mrn:imo:mmsi:".count)
+            return digits.count == 9 && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber) && ("2"..."7").contains(digits.first!)
+        }
+        guard urn.hasPrefix("urn:mrn:signalk:uuid:") else { return false }
+        let uuid = Array(urn.dropFirst("urn:mrn:signalk:uuid:".count).utf8)
+        guard uuid.count == 36 else { return false }
+        for (index, byte) in uuid.enumerated() {
+            let isHex = (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+            switch index {
+            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
+            case 14: guard byte == UInt8(ascii: "4") else { return false }
+            case 19: guard [UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "a"), UInt8(ascii: "b"), UInt8(ascii: "A"), UInt8(ascii: "B")].contains(byte) else { return false }
+            default: guard isHex else { return false }
+            }
+        }
+        return true
+    }
+
     /// The vessel URN for `uuid`: `urn:mrn:signalk:uuid:` and the UUID in lowercase.
     public static func selfURN(for uuid: UUID) -> String {
         "urn:mrn:signalk:uuid:" + uuid.uuidString.lowercased()
@@ -82,21 +107,39 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
         Path.allCases.filter { value(of: $0, in: heading, rateOfTurn: rateOfTurn) != nil }
     }
 
+    /// Each path `heading` gives a value for, with the value as JSON, in ``Path`` order.
+    public func values(for heading: Heading, rateOfTurn: Double? = nil) -> [(Path, String)] {
+        Path.allCases.compactMap { path in value(of: path, in: heading, rateOfTurn: rateOfTurn).map { (path, $0) } }
+    }
+
     /// The delta for one heading.
     /// - Parameters:
     ///   - heading: The heading.
     ///   - rateOfTurn: Its rate of turn in radians a second, if known.
+    ///   - paths: Only these paths (a client's subscription); every known path when `nil`.
     ///   - includingMeta: Whether to add `meta` (units, description) for each path written.
-    /// - Returns: The delta as one line of JSON, without a line end.
-    public func delta(for heading: Heading, rateOfTurn: Double? = nil, includingMeta: Bool = false) -> String {
-        var values: [(Path, String)] = []
-        for path in Path.allCases {
-            if let value = value(of: path, in: heading, rateOfTurn: rateOfTurn) { values.append((path, value)) }
-        }
-        return update(
-            source: heading.source, timestamp: heading.timestamp, values: values,
-            meta: includingMeta ? values.map(\.0) : []
-        )
+    /// - Returns: The delta as one line of JSON, without a line end; `nil` when no path is left.
+    public func delta(
+        for heading: Heading, rateOfTurn: Double? = nil, paths: Set<Path>? = nil, includingMeta: Bool = false
+    ) -> String? {
+        var selected = values(for: heading, rateOfTurn: rateOfTurn)
+        if let paths { selected.removeAll { !paths.contains($0.0) } }
+        guard !selected.isEmpty else { return nil }
+        return update(source: heading.source, timestamp: heading.timestamp, values: selected, meta: includingMeta ? selected.map(\.0) : [])
+    }
+
+    /// The WebSocket stream's first message: who is speaking, for which vessel, and when.
+    public func hello(at timestamp: Date, serverVersion: String) -> String {
+        "{\"name\":\"headingd\",\"version\":\"\(SignalKModel.version)\",\"self\":\(SignalKJSON.string(context)),"
+            + "\"roles\":[\"master\",\"main\"],\"timestamp\":\(SignalKJSON.timestamp(timestamp))}"
+    }
+
+    /// The discovery document served at `/signalk`, for clients that reached headingd at `authority` (`host:port`).
+    public static func discovery(authority: String, serverVersion: String) -> String {
+        "{\"endpoints\":{\"v1\":{\"version\":\"\(SignalKModel.version)\","
+            + "\"signalk-http\":\(SignalKJSON.string("http://\(authority)/signalk/v1/api/")),"
+            + "\"signalk-ws\":\(SignalKJSON.string("ws://\(authority)/signalk/v1/stream"))}},"
+            + "\"server\":{\"id\":\"headingd\",\"version\":\(SignalKJSON.string(serverVersion))}}"
     }
 
     /// The delta that says `paths` have no current value (each `null`), for a heading gone stale:

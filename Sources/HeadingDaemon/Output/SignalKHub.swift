@@ -1,0 +1,129 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import HeadingOutputs
+import Synchronization
+
+/// What the Signal K output knows, kept from `NotificationCenter.heading`: the model the REST API
+/// serves, the notifications raised, and every connected stream client, to each of which it hands
+/// each event without waiting (a client's own bounded queue keeps the newest).
+final class SignalKHub: Sendable {
+    /// One event for the stream clients.
+    enum Event: Sendable {
+        /// A heading, with its rate of turn in radians a second when known.
+        case heading(Heading, rateOfTurn: Double?)
+        /// These paths have no current value (the heading went stale).
+        case unavailable([SignalKDeltaEncoder.Path], source: String, at: Date)
+        /// A notification raised or cleared.
+        case notification(SignalKNotification)
+        /// Time to look at the periodic subscriptions.
+        case tick
+    }
+
+    private struct State {
+        var model: SignalKModel
+        var board = SignalKNotificationBoard()
+        var rateOfTurn = RateOfTurnEstimator()
+        var lastSource: String?
+        var clients: [UUID: AsyncStream<Event>.Continuation] = [:]
+    }
+
+    /// Fault codes that mean the heading's source delivers no more: its values go to `null`.
+    private static let silencing: Set<HeadingFault.Code> = [.stale, .deviceLost, .sourceUnavailable]
+
+    private let state: Mutex<State>
+    private let center: NotificationCenter
+    private let observation = Mutex<HeadingObservation?>(nil)
+    /// The encoder for the vessel.
+    let encoder: SignalKDeltaEncoder
+
+    /// - Parameters:
+    ///   - selfURN: The vessel's identity.
+    ///   - center: The center headings and faults are posted to.
+    init(selfURN: String, center: NotificationCenter) {
+        state = Mutex(State(model: SignalKModel(selfURN: selfURN)))
+        encoder = SignalKDeltaEncoder(selfURN: selfURN)
+        self.center = center
+    }
+
+    /// Starts observing the center.
+    func start() {
+        let observation = center.addHeadingEventObserver { [weak self] event in self?.receive(event) }
+        self.observation.withLock { $0 = observation }
+    }
+
+    /// Stops observing and ends every client's queue.
+    func stop() {
+        observation.withLock { $0?.cancel() }
+        let clients = state.withLock { state in
+            defer { state.clients.removeAll() }
+            return Array(state.clients.values)
+        }
+        for client in clients { client.finish() }
+    }
+
+    /// The number of stream clients.
+    var clientCount: Int { state.withLock { $0.clients.count } }
+
+    /// Adds a stream client, unless `limit` are already connected.
+    /// - Returns: The client's events (at most `backlog` queued; the newest kept), or `nil` when full.
+    func addClient(_ id: UUID, limit: Int, backlog: Int) -> AsyncStream<Event>? {
+        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(backlog))
+        let added = state.withLock { state in
+            guard state.clients.count < limit else { return false }
+            state.clients[id] = continuation
+            return true
+        }
+        return added ? stream : nil
+    }
+
+    /// Removes a stream client.
+    func removeClient(_ id: UUID) {
+        state.withLock { $0.clients.removeValue(forKey: id) }?.finish()
+    }
+
+    /// Wakes one client's periodic subscriptions.
+    func tick(_ id: UUID) {
+        _ = state.withLock { $0.clients[id] }?.yield(.tick)
+    }
+
+    /// The full model, or the JSON at a sub-path of it (`nil`: nothing there).
+    func render(subPath: [String]) -> String? {
+        state.withLock { subPath.isEmpty ? $0.model.render() : $0.model.render(subPath: subPath) }
+    }
+
+    /// The latest heading's paths with values, for a client's periodic subscriptions.
+    var knownPaths: [SignalKDeltaEncoder.Path] { state.withLock { $0.model.knownPaths } }
+
+    /// The notifications raised now (for a client that subscribes to them after they were raised).
+    var raisedNotifications: [SignalKNotification] { state.withLock { $0.model.notifications.filter { $0.state != .normal } } }
+
+    private func receive(_ event: HeadingEvent) {
+        var events: [Event] = []
+        let clients = state.withLock { state -> [AsyncStream<Event>.Continuation] in
+            for notification in state.board.update(with: event) {
+                state.model.update(with: notification)
+                events.append(.notification(notification))
+            }
+            switch event {
+            case .heading(let heading):
+                // Degrees a minute → radians a second.
+                let rate = state.rateOfTurn.rate(after: heading).map { $0 * .pi / 180 / 60 }
+                state.model.update(with: heading, rateOfTurn: rate)
+                state.lastSource = heading.source
+                events.append(.heading(heading, rateOfTurn: rate))
+            case .fault(let fault) where Self.silencing.contains(fault.code) && fault.source == state.lastSource:
+                let paths = state.model.makeUnavailable(at: fault.timestamp)
+                if !paths.isEmpty { events.append(.unavailable(paths, source: fault.source, at: fault.timestamp)) }
+            default:
+                break
+            }
+            return events.isEmpty ? [] : Array(state.clients.values)
+        }
+        for client in clients {
+            for event in events { client.yield(event) }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import HeadingOutputs
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// Serves the chosen, corrected heading as a Signal K source (Hummingbird): discovery at
+/// `/signalk`, the full model at `/signalk/v1/api/` and any sub-path of it, and the WebSocket delta
+/// stream at `/signalk/v1/stream` with `subscribe` / `unsubscribe` requests, each client at its own
+/// rate. Faults and recoveries are notifications under `notifications.navigation.heading.`.
+///
+/// Read-only: `PUT`, `POST`, `DELETE` and `PATCH` answer 405. Bounded everywhere: the stream
+/// clients (``Configuration/maximumClients``; the next upgrade is refused with 503 and one log
+/// line), the subscriptions a client holds, a message's size (``maximumMessageSize``, else the
+/// connection closes with 1009), each client's queue (``clientBacklog`` events, newest kept), and a
+/// write that finds no room for ``writeTimeout`` drops its client.
+final class SignalKOutput: Service, Sendable {
+    /// What to serve, and where.
+    struct Configuration: Sendable {
+        let address: ListenAddress
+        let selfURN: String
+        let maximumClients: Int
+        let maximumSubscriptions: Int
+    }
+
+    /// Why the output could not start: the address cannot be listened on.
+    struct ListenError: Error, CustomStringConvertible {
+        let address: ListenAddress
+        let reason: String
+        var description: String { "Signal K output: cannot listen on \(address): \(reason)" }
+    }
+
+    /// How long a client may have no room for output before it is disconnected.
+    static let writeTimeout: Duration = .seconds(5)
+    /// The most events queued for one client; older ones are dropped first.
+    static let clientBacklog = 64
+    /// The largest message a client may send, in bytes.
+    static let maximumMessageSize = 16 * 1024
+
+    private let configuration: Configuration
+    private let hub: SignalKHub
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - configuration: What to serve, and where.
+    ///   - center: The center headings and faults are posted to.
+    ///   - logger: Where clients coming and going are logged.
+    init(configuration: Configuration, center: NotificationCenter = .heading, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        hub = SignalKHub(selfURN: configuration.selfURN, center: center)
+    }
+
+    /// Checks that the address can be listened on, before the pipeline runs, so that one that
+    /// cannot ends headingd before any heading flows. (Hummingbird binds in ``run()``; the check
+    /// binds and releases the same address first.)
+    /// - Throws: ``ListenError`` naming the address and the system's reason.
+    func bind() async throws(ListenError) {
+        do {
+            let probe = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: configuration.address.host, port: configuration.address.port)
+                .get()
+            try await probe.close()
+        } catch let error as IOError {
+            throw ListenError(address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+        } catch {
+            throw ListenError(address: configuration.address, reason: "\(error)")
+        }
+    }
+
+    /// Serves until shutdown.
+    func run() async throws {
+        hub.start()
+        defer { hub.stop() }
+        let application = Application(
+            router: router(),
+            server: .http1WebSocketUpgrade(
+                configuration: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2))
+            ) { [hub, configuration, logger] request, channel, _ in
+                guard request.path?.split(separator: "?").first == "/signalk/v1/stream" else { return .dontUpgrade }
+                let initial = Self.initialSubscription(request.path ?? "")
+                let id = UUID()
+                let peer = channel.remoteAddress.map { "\($0)" } ?? "?"
+                guard let events = hub.addClient(id, limit: configuration.maximumClients, backlog: Self.clientBacklog) else {
+                    logger.warning("Signal K stream client \(peer) refused: \(configuration.maximumClients) clients already connected")
+                    return .dontUpgrade
+                }
+                logger.info("Signal K stream client \(peer) connected")
+                let session = SignalKClientSession(id: id, hub: hub, channel: channel, logger: logger, peer: peer)
+                return .upgrade([:]) { inbound, outbound, _ in
+                    defer { logger.info("Signal K stream client \(peer) disconnected") }
+                    try await session.run(
+                        events: events, inbound: inbound, outbound: outbound, initial: initial,
+                        subscriptionLimit: configuration.maximumSubscriptions
+                    )
+                }
+            },
+            configuration: .init(
+                address: .hostname(configuration.address.host, port: configuration.address.port),
+                serverName: "headingd/\(Headingd.version)",
+                // Stream clients and short REST requests; a crowd beyond this waits in the backlog.
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumClients * 2 + 16)
+            ),
+            logger: logger
+        )
+        logger.notice("Signal K on \(configuration.address) as vessels.\(configuration.selfURN)")
+        do {
+            try await application.run()
+        } catch let error as IOError {
+            throw ListenError(address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+        }
+    }
+
+    /// What `?subscribe=` asks for: `self` (the default), `all`, or `none`.
+    static func initialSubscription(_ path: String) -> SignalKClientSession.InitialSubscription {
+        guard let query = path.split(separator: "?", maxSplits: 1).dropFirst().first else { return .selfVessel }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.first == "subscribe", let value = parts.dropFirst().first {
+                return SignalKClientSession.InitialSubscription(rawValue: String(value)) ?? .selfVessel
+            }
+        }
+        return .selfVessel
+    }
+
+    private func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        let hub = hub
+        let maximumClients = configuration.maximumClients
+        let fallbackAuthority = configuration.address.description
+        router.get("signalk") { request, _ -> Response in
+            Self.json(SignalKDeltaEncoder.discovery(authority: Self.authority(of: request) ?? fallbackAuthority, serverVersion: Headingd.version))
+        }
+        router.get("signalk/v1/stream") { _, _ -> Response in
+            hub.clientCount >= maximumClients
+                ? Self.error(.serviceUnavailable, "\(maximumClients) stream clients already connected")
+                : Self.error(.upgradeRequired, "the Signal K stream is a WebSocket: connect with Upgrade: websocket")
+        }
+        let api: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            let components = request.uri.path.split(separator: "/").dropFirst(3).map { $0.removingPercentEncoding ?? String($0) }
+            guard let json = hub.render(subPath: components) else {
+                return Self.error(.notFound, "no such path: \(components.joined(separator: "/"))")
+            }
+            return Self.json(json)
+        }
+        router.get("signalk/v1/api", use: api)
+        router.get("signalk/v1/api/**", use: api)
+        // Read-only, whatever the path: the router matches a path before its method, so each path
+        // that has a GET has the refusal too.
+        for method in [HTTPRequest.Method.put, .post, .delete, .patch] {
+            for path in ["**", "signalk", "signalk/v1/api", "signalk/v1/api/**", "signalk/v1/stream"] {
+                router.on(RouterPath(path), method: method) { _, _ -> Response in Self.error(.methodNotAllowed, "headingd is read-only") }
+            }
+        }
+        return router
+    }
+
+    /// The `Host` the client used, when it is a plain `host[:port]`.
+    private static func authority(of request: Request) -> String? {
+        guard let host = request.head.authority, !host.isEmpty, host.utf8.count <= 255,
+            host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]".contains($0)) })
+        else { return nil }
+        return host
+    }
+
+    private static func json(_ text: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let body = "{\"statusCode\":\(status.code),\"message\":\(SignalKDeltaEncoder.jsonString(message))}"
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+extension SignalKOutput.ListenError: OutputOpenError {}
