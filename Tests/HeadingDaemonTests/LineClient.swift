@@ -14,6 +14,8 @@ final class LineClient {
     private var pending: [UInt8] = []
     /// Whether the server closed the connection.
     private(set) var isClosed = false
+    /// What was received after the last complete line (a binary frame, say).
+    var unreadBytes: [UInt8] { pending }
 
     /// Connects to 127.0.0.1:`port`, retrying for up to `timeout` while nothing listens yet.
     /// - Parameter receiveBuffer: A small `SO_RCVBUF`, for a client that will not read.
@@ -81,5 +83,22 @@ final class LineClient {
             _ = readLine(timeout: ContinuousClock.now.duration(to: deadline))
         }
         return isClosed
+    }
+
+    /// Reads and discards everything until the server closes the connection (for binary streams,
+    /// which have no lines); whether it closed within `timeout`.
+    func drainUntilClosed(timeout: Duration) -> Bool {
+        pending.removeAll()
+        let deadline = ContinuousClock.now + timeout
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while !isClosed {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return false }
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&request, 1, Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000) + 1) > 0 else { return false }
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { isClosed = true }
+        }
+        return true
     }
 }

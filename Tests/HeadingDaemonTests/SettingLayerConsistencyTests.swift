@@ -48,6 +48,10 @@ struct SettingLayerConsistencyTests {
         Case(key: "outputs.nmea0183.serial.sentences", text: "RMC", toml: "[\"RMC\"]"),
         Case(key: "outputs.nmea0183.serial.talker", text: "$$", toml: "\"$$\""),
         Case(key: "outputs.nmea0183.serial.rate", text: "101", toml: "101"),
+        Case(key: "outputs.signalk.listen", text: "localhost", toml: "\"localhost\""),
+        Case(key: "outputs.signalk.self", text: "urn:mrn:signalk:uuid:not-a-uuid", toml: "\"urn:mrn:signalk:uuid:not-a-uuid\""),
+        Case(key: "outputs.signalk.max_clients", text: "0", toml: "0"),
+        Case(key: "outputs.signalk.max_subscriptions", text: "2000", toml: "2000"),
     ]
 
     /// Every key that can hold a wrong value has a case (true or false cannot be out of range).

@@ -10,6 +10,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
+import NIOWebSocket
 import ServiceLifecycle
 import Synchronization
 
@@ -19,8 +20,8 @@ import Synchronization
 /// rate. Faults and recoveries are notifications under `notifications.navigation.heading.`.
 ///
 /// Read-only: `PUT`, `POST`, `DELETE` and `PATCH` answer 405. Bounded everywhere: the stream
-/// clients (``Configuration/maximumClients``; the next upgrade is refused with 503 and one log
-/// line), the subscriptions a client holds, a message's size (``maximumMessageSize``, else the
+/// clients (``Configuration/maximumClients``; the next is closed at once with 1013, try again
+/// later, and one log line; a plain GET of the stream answers 503 then), the subscriptions a client holds, a message's size (``maximumMessageSize``, else the
 /// connection closes with 1009), each client's queue (``clientBacklog`` events, newest kept), and a
 /// write that finds no room for ``writeTimeout`` drops its client.
 final class SignalKOutput: Service, Sendable {
@@ -43,6 +44,8 @@ final class SignalKOutput: Service, Sendable {
     static let writeTimeout: Duration = .seconds(5)
     /// The most events queued for one client; older ones are dropped first.
     static let clientBacklog = 64
+    /// The kernel send buffer of each stream client, in bytes (Linux doubles it).
+    static let socketSendBuffer = 32 * 1024
     /// The largest message a client may send, in bytes.
     static let maximumMessageSize = 16 * 1024
 
@@ -85,16 +88,22 @@ final class SignalKOutput: Service, Sendable {
         let application = Application(
             router: router(),
             server: .http1WebSocketUpgrade(
-                configuration: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(2))
+                configuration: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .milliseconds(500))
             ) { [hub, configuration, logger] request, channel, _ in
                 guard request.path?.split(separator: "?").first == "/signalk/v1/stream" else { return .dontUpgrade }
                 let initial = Self.initialSubscription(request.path ?? "")
                 let id = UUID()
                 let peer = channel.remoteAddress.map { "\($0)" } ?? "?"
                 guard let events = hub.addClient(id, limit: configuration.maximumClients, backlog: Self.clientBacklog) else {
+                    // Refused the WebSocket way: the upgrade, then a close with 1013 (try again later).
                     logger.warning("Signal K stream client \(peer) refused: \(configuration.maximumClients) clients already connected")
-                    return .dontUpgrade
+                    return .upgrade([:]) { _, outbound, _ in
+                        try await outbound.close(.unknown(1013), reason: "\(configuration.maximumClients) clients already connected")
+                    }
                 }
+                // A small kernel buffer, so that a client that stops reading is seen soon and holds
+                // little (Linux would otherwise let the buffer grow to megabytes).
+                try? await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: Self.socketSendBuffer).get()
                 logger.info("Signal K stream client \(peer) connected")
                 let session = SignalKClientSession(id: id, hub: hub, channel: channel, logger: logger, peer: peer)
                 return .upgrade([:]) { inbound, outbound, _ in
@@ -115,7 +124,13 @@ final class SignalKOutput: Service, Sendable {
         )
         logger.notice("Signal K on \(configuration.address) as vessels.\(configuration.selfURN)")
         do {
-            try await application.run()
+            // On shutdown the stream sessions end first (their queues finish), so that the server
+            // is not left waiting for clients that would never go.
+            try await withGracefulShutdownHandler {
+                try await application.run()
+            } onGracefulShutdown: { [hub] in
+                hub.stop()
+            }
         } catch let error as IOError {
             throw ListenError(address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
         }

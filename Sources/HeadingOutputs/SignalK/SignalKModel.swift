@@ -6,7 +6,8 @@ public import HeadingKit
 
 /// The Signal K full model headingd serves at `/signalk/v1/api/`: the vessel's heading paths with
 /// their latest values, the notifications headingd raised, and its sources. Pure: fed with
-/// headings and notifications, it renders the model or any sub-path of it as JSON.
+/// headings and notifications, it renders the model or any sub-path of it as JSON. A path whose
+/// heading went stale is absent until the next heading (the stream says `null` for it).
 public struct SignalKModel: Sendable {
     /// The Signal K version headingd speaks.
     public static let version = "1.7.0"
@@ -94,7 +95,8 @@ public struct SignalKModel: Sendable {
         var vessel: [(String, Node)] = [("uuid", .raw(SignalKJSON.string(selfURN)))]
         var navigation: [(String, Node)] = []
         for path in SignalKDeltaEncoder.Path.allCases {
-            guard let leaf = values[path] else { continue }
+            // A value gone stale is left out: the schema has no null heading, and none is current.
+            guard let leaf = values[path], leaf.value != "null" else { continue }
             navigation.append((String(path.rawValue.dropFirst("navigation.".count)), Self.node(leaf)))
         }
         if !navigation.isEmpty { vessel.append(("navigation", .object(navigation))) }

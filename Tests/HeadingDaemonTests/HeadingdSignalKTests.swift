@@ -1,0 +1,195 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKitTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Signal K output, with a client no one here wrote: Tests/Fixtures/signalk-client.py on
+/// Debian's python3-websocket and python3-requests, which validates every message against the
+/// published Signal K schemas (python3-jsonschema); and with hostile clients.
+@Suite(.timeLimit(.minutes(2)))
+struct HeadingdSignalKTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    /// headingd with the Signal K output on a port of the test's own (the simulation unless `extra` says).
+    private func start(_ extra: [String], environment: [String: String?] = [:]) throws -> (DaemonProcess, UInt16) {
+        let port = GPSFake.freePort()
+        let daemon = DaemonProcess(
+            arguments: ["--format", "json", "--signalk", "--signalk-listen", "127.0.0.1:\(port)"] + extra,
+            environment: ["STATE_DIRECTORY": nil].merging(environment) { $1 }
+        )
+        try daemon.start()
+        _ = try LineClient(port: port)  // listening
+        return (daemon, port)
+    }
+
+    private func stop(_ daemon: DaemonProcess) async {
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors.suffix(2000))")
+    }
+
+    /// Runs a scenario of the Python client and returns the JSON object it printed last.
+    private func client(_ scenario: String, port: UInt16, seconds: Double = 5) throws -> [String: Any] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")  // Debian's, with its python3-websocket
+        process.arguments = [Self.fixtures.appendingPathComponent("signalk-client.py").path, scenario, String(port), String(seconds)]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "signalk-client.py \(scenario): \(problems)")
+        let last = text.split(separator: "\n").last.map(String.init) ?? ""
+        return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "printed: \(text) \(problems)")
+    }
+
+    @Test func discoveryTheModelAndTheStreamAreValidSignalK() async throws {
+        let (daemon, port) = try start(["--rate", "10"])
+        let seen = try client("schema", port: port, seconds: 3)
+        await stop(daemon)
+        let hello = try #require(seen["hello"] as? [String: Any])
+        #expect(hello["self"] as? String == seen["self"] as? String, "the hello's vessel is the model's")
+        let endpoints = (seen["discovery"] as? [String: Any])?["endpoints"] as? [String: [String: Any]]
+        #expect(endpoints?["v1"]?["signalk-ws"] as? String == "ws://127.0.0.1:\(port)/signalk/v1/stream")
+        #expect((seen["deltas"] as? Int ?? 0) >= 20, "\(seen["deltas"] ?? "none") deltas in 3 s at 10 Hz")
+        #expect(seen["firstHasMeta"] as? Bool == true)
+        #expect(seen["metaDeltas"] as? Int == 1, "meta once per client")
+        #expect(seen["leafStatus"] as? Int == 200)
+        #expect((seen["leaf"] as? [String: Any])?["$source"] as? String == "headingd.simulation")
+        #expect(seen["missingStatus"] as? Int == 404)
+        #expect((seen["missingBody"] as? [String: Any])?["statusCode"] as? Int == 404)
+        #expect(seen["putStatus"] as? Int == 405)
+        #expect((seen["paths"] as? [String])?.contains("navigation.headingTrue") == true)
+    }
+
+    /// A replayed gpsd JSON log (looped): every headingTrue the stream carries is one of the log's
+    /// ATT headings in radians, within 1e-9, and all four are seen.
+    @Test func aReplayedLogsDegreesArriveAsTheSameRadians() async throws {
+        let log = Self.fixtures.appendingPathComponent("hemi.gpspipe.jsonl").path
+        let (daemon, port) = try start(["--source", "replay:\(log)", "--loop", "--speed", "100"])
+        let seen = try client("faults", port: port, seconds: 5)
+        await stop(daemon)
+        let degrees = [274.07, 274.04, 274.12, 274.11]
+        let radians = (seen["seen"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? Double }
+        #expect(radians.count >= 4)
+        for value in radians {
+            #expect(degrees.contains { abs($0 * .pi / 180 - value) <= 1e-9 }, "\(value) rad is none of the log's headings")
+        }
+        for heading in degrees {
+            #expect(radians.contains { abs(heading * .pi / 180 - $0) <= 1e-9 }, "\(heading)° never arrived")
+        }
+    }
+
+    @Test func eachClientHasItsOwnRateAndUnsubscribeStops() async throws {
+        let (daemon, port) = try start(["--rate", "10", "--dropout-interval", "0"])
+        let seen = try client("rates", port: port, seconds: 5)
+        await stop(daemon)
+        // minPeriod 1000 ms on a 10 Hz source: about one a second (the first at once); the other client gets them all.
+        #expect((4...7).contains(seen["a"] as? Int ?? 0), "client a: \(seen)")
+        #expect((seen["b"] as? Int ?? 0) >= 35, "client b: \(seen)")
+        #expect(seen["aPaths"] as? [String] == ["navigation.headingTrue"])
+        #expect(seen["afterUnsubscribe"] as? Int == 0)
+    }
+
+    @Test func aFaultIsAnAlarmWithNullValuesAndRecoveryIsNormal() async throws {
+        let (daemon, port) = try start(["--rate", "10", "--dropout-interval", "2", "--dropout-duration", "1"])
+        let seen = try client("faults", port: port, seconds: 5)
+        await stop(daemon)
+        let events = seen["seen"] as? [[String: Any]] ?? []
+        let alarm = try #require(events.firstIndex { $0["state"] as? String == "alarm" }, "\(events.suffix(5))")
+        #expect(events[alarm]["path"] as? String == "notifications.navigation.heading.deviceLost")
+        #expect(events[alarm]["method"] as? [String] == ["visual", "sound"])
+        #expect((events[alarm]["message"] as? String)?.hasPrefix("simulation: ") == true)
+        let null = try #require(events[alarm...].firstIndex { $0["path"] as? String == "navigation.headingTrue" && $0["value"] is NSNull })
+        let normal = try #require(events[null...].firstIndex { $0["state"] as? String == "normal" }, "recovered")
+        #expect(events[normal...].contains { $0["value"] is Double }, "headings again after recovery")
+        #expect(!events[alarm..<null].contains { $0["value"] is Double }, "no stale heading re-sent as current")
+    }
+
+    @Test func hostileClientsNeitherCrashItNorDisturbOthers() async throws {
+        let (daemon, port) = try start(["--rate", "10"])
+        let seen = try client("hostile", port: port)
+        #expect(seen["garbageReplies"] as? [Int] == [400, 400, 400, 400, 400])
+        #expect(seen["subscribeRefusals"] as? Int == 1000 - 64, "the 64-subscription limit")
+        #expect(seen["aliveAfterSubscribeFlood"] as? Bool == true)
+        #expect(seen["fragmentedClose"] as? Int == 1009, "a message over 16 KiB closes with 1009")
+        #expect(seen["bigFrameClose"] != nil, "a 10 MB frame ends its connection")
+        #expect(seen["readerServedOn"] as? Bool == true)
+        #expect(daemon.exitedAt == nil, "headingd is still up")
+        await stop(daemon)
+    }
+
+    /// The raw upgrade request a WebSocket client sends first.
+    private func upgrade(_ client: LineClient) -> String? {
+        client.send(
+            "GET /signalk/v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        return client.readLine()
+    }
+
+    @Test func theClientBeyondTheLimitIsClosedWith1013AndOneLogLine() async throws {
+        let (daemon, port) = try start(["--signalk-max-clients", "2"])
+        let first = try LineClient(port: port)
+        let second = try LineClient(port: port)
+        #expect(upgrade(first)?.hasPrefix("HTTP/1.1 101") == true)
+        #expect(upgrade(second)?.hasPrefix("HTTP/1.1 101") == true)
+        let third = try LineClient(port: port)
+        #expect(upgrade(third)?.hasPrefix("HTTP/1.1 101") == true)
+        #expect(third.waitForClose(timeout: .seconds(10)))
+        // The close frame: 0x88, its length, then the code 1013 (try again later), big-endian.
+        let frame = third.unreadBytes.drop { $0 != 0x88 }
+        #expect(Array(frame.dropFirst(2).prefix(2)) == [0x03, 0xF5], "close frame \(Array(frame.prefix(8)))")
+        #expect(await daemon.wait(untilErrorsContain: "refused: 2 clients already connected"))
+        #expect(daemon.errors.components(separatedBy: "refused:").count == 2, "one line")
+        await stop(daemon)
+    }
+
+    @Test func aClientThatNeverReadsIsDroppedWhileAnotherIsServed() async throws {
+        let (daemon, port) = try start(["--rate", "500", "--dropout-interval", "0"])
+        let stalled = try LineClient(port: port, receiveBuffer: 2048)
+        #expect(upgrade(stalled)?.hasPrefix("HTTP/1.1 101") == true)
+        #expect(await daemon.wait(timeout: .seconds(60), untilErrorsContain: "read nothing for 5.0 seconds"))
+        #expect(stalled.drainUntilClosed(timeout: .seconds(30)))
+        let seen = try client("schema", port: port, seconds: 1)
+        #expect((seen["deltas"] as? Int ?? 0) > 50, "the others are served: \(seen["deltas"] ?? "none")")
+        await stop(daemon)
+    }
+
+    @Test func anAddressInUseEndsHeadingdWith69NamingIt() async throws {
+        let (first, port) = try start([])
+        let second = DaemonProcess(arguments: ["--signalk", "--signalk-listen", "127.0.0.1:\(port)"])
+        try second.start()
+        #expect(await second.waitForExit(timeout: .seconds(20)))
+        #expect(second.terminationStatus == 69)
+        #expect(second.errors.contains("Signal K output: cannot listen on 127.0.0.1:\(port): Address already in use"), "\(second.errors)")
+        #expect(second.output.isEmpty, "no heading before the outputs listen")
+        await stop(first)
+    }
+
+    @Test func theVesselIdentityIsKeptInTheStateDirectory() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-state-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var vessels: [String] = []
+        for _ in 0..<2 {
+            let (daemon, port) = try start([], environment: ["STATE_DIRECTORY": directory.path])
+            let seen = try client("schema", port: port, seconds: 0.5)
+            vessels.append(seen["self"] as? String ?? "")
+            await stop(daemon)
+        }
+        let kept = try String(contentsOf: directory.appendingPathComponent("signalk-self"), encoding: .utf8)
+        #expect(vessels[0] == vessels[1], "the same vessel across restarts")
+        #expect(vessels[0] == "vessels." + kept.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
