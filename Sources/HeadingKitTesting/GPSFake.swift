@@ -60,7 +60,9 @@ public final class GPSFake: Sendable {
     /// gpsfake registers the device through gpsd's control socket as soon as the socket file
     /// exists, and silently gives up when gpsd does not accept on it yet; gpsd then never opens
     /// the device. When gpsd listens but has not opened the device 5 s later, gpsfake is started
-    /// again, within the same 20 s.
+    /// again, within the same 20 s. So it is when gpsd does not listen 5 s after the launch: seen
+    /// in CI right after the system test, all six gpsfake tests at once, gpsd gone after its first
+    /// log line (DBUS) while gpsfake waited on.
     public func start() async throws {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
@@ -70,6 +72,7 @@ public final class GPSFake: Sendable {
             let gpsfake = try launch()
             var listeningSince: ContinuousClock.Instant?
             var gpsdSeen: Int32?
+            let launchedAt = ContinuousClock.now
             defer {
                 let files = gpsdSeen.map { Self.openFiles(of: $0).joined(separator: ",") } ?? "-"
                 let exit = gpsfake.isRunning ? "running" : "exited \(gpsfake.terminationStatus)"
@@ -83,6 +86,7 @@ public final class GPSFake: Sendable {
                 if let gpsd, Self.hasOpenTerminal(gpsd), Self.accepts(port: port) { return }
                 if listeningSince == nil, Self.accepts(port: port) { listeningSince = .now }
                 if let listeningSince, ContinuousClock.now - listeningSince > .seconds(5) { break }
+                if listeningSince == nil, ContinuousClock.now - launchedAt > .seconds(5) { break }
                 try await Task.sleep(for: .milliseconds(20))  // polling /proc and a port: there is no event to await
             }
             end()
@@ -103,7 +107,9 @@ public final class GPSFake: Sendable {
         gpsfake.environment = environment
         gpsfake.standardInput = input
         gpsfake.standardOutput = FileHandle.nullDevice
-        gpsfake.standardError = try FileHandle(forWritingTo: errors)
+        let errorLog = try FileHandle(forWritingTo: errors)
+        try errorLog.seekToEnd()  // each launch's words after the last's
+        gpsfake.standardError = errorLog
         try gpsfake.run()
         launched.withLock { $0 = (gpsfake, input) }
         return gpsfake
