@@ -52,6 +52,11 @@ extension Headingd {
         --nmea-udp HOST:PORT,... sends them in UDP datagrams (a broadcast address broadcasts); \
         --nmea-serial DEVICE writes them to a serial line (4800 baud unless --nmea-serial-baud).
 
+        --signalk serves headings as a Signal K source on 127.0.0.1:8375 (--signalk-listen): \
+        discovery at /signalk, the model at /signalk/v1/api/, deltas on the WebSocket \
+        /signalk/v1/stream with subscribe and unsubscribe; faults are notifications under \
+        notifications.navigation.heading.
+
         Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
         78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \
         or an option; 65 with --strict when any line was \
