@@ -16,6 +16,7 @@ headingd's alone and not gpsd's pty and decoder too. One thread runs everything 
 each timestamp is taken right beside its send or receive.
 """
 import argparse
+import math
 import os
 import selectors
 import socket
@@ -30,6 +31,32 @@ DEVICES = (b'{"class":"DEVICES","devices":[{"class":"DEVICE","path":"/dev/ttyUSB
            b'"activated":"2026-11-23T10:00:00.000Z","flags":1,"native":0,"bps":4800,"parity":"N","stopbits":1,"cycle":1.00}]}\n'
            b'{"class":"WATCH","enable":true,"json":true,"nmea":true,"raw":0,"scaled":false,"timing":false,"split24":false,"pps":false}\n')
 TICKS = os.sysconf("SC_CLK_TCK")
+
+
+UPGRADE = (b"GET /signalk/v1/stream?subscribe=self HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+           b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+
+def websocket_texts(pending):
+    """Takes the complete (unmasked, server-sent) frames off the front of `pending`; their payloads."""
+    texts = []
+    while len(pending) >= 2:
+        length = pending[1] & 0x7F
+        offset = 2
+        if length == 126:
+            if len(pending) < 4:
+                break
+            length, offset = int.from_bytes(pending[2:4], "big"), 4
+        elif length == 127:
+            if len(pending) < 10:
+                break
+            length, offset = int.from_bytes(pending[2:10], "big"), 10
+        if len(pending) < offset + length:
+            break
+        if pending[0] & 0x0F == 1:
+            texts.append(bytes(pending[offset:offset + length]))
+        del pending[:offset + length]
+    return texts
 
 
 def sentence(heading):
@@ -60,6 +87,8 @@ def main():
     parser.add_argument("--headingd", required=True)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--rate", type=float, default=10, help="headings a second from the gpsd peer")
+    parser.add_argument("--output", choices=["nmea", "signalk"], default="nmea",
+                        help="the output measured: NMEA 0183 over TCP, or the Signal K WebSocket stream")
     parser.add_argument("extra", nargs="*", help="more headingd options, after --")
     arguments = parser.parse_args()
 
@@ -76,8 +105,8 @@ def main():
     daemons = []
     for count in client_counts:
         port = free_port()
-        command = [arguments.headingd, "--source", f"gpsd://127.0.0.1:{gpsd.getsockname()[1]}",
-                   "--nmea-tcp", f"127.0.0.1:{port}", *arguments.extra]
+        output = ["--nmea-tcp", f"127.0.0.1:{port}"] if arguments.output == "nmea" else ["--signalk", "--signalk-listen", f"127.0.0.1:{port}"]
+        command = [arguments.headingd, "--source", f"gpsd://127.0.0.1:{gpsd.getsockname()[1]}", *output, *arguments.extra]
         daemons.append((count, port, subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)))
 
     # The baseline for latency: a one-thread relay process between the same peer and one client.
@@ -116,6 +145,24 @@ def main():
                         state["watching"] = True
                         key.fileobj.send(DEVICES)
                         watchers.append(key.fileobj)
+                elif kind == "ws-client":
+                    count, pending = state
+                    data = key.fileobj.recv(65536)
+                    received = time.monotonic_ns()
+                    if not data:
+                        sys.exit("bench-outputs: headingd closed a Signal K client")
+                    pending += data
+                    for text in websocket_texts(pending):
+                        marker = text.find(b'"navigation.headingTrue","value":')
+                        if marker < 0 or on_tick is None:
+                            continue
+                        number = text[marker + 33:].split(b"}", 1)[0].split(b",", 1)[0]
+                        try:
+                            heading = f"{(float(number) * 180 / math.pi) % 360:.1f}"
+                        except ValueError:
+                            continue
+                        if heading in sent_at:
+                            latencies[count].append((received - sent_at[heading]) / 1000)
                 elif kind == "nmea-client":
                     count, pending = state
                     data = key.fileobj.recv(65536)
@@ -160,8 +207,20 @@ def main():
             key = count
         for _ in range(count):
             client = socket.create_connection(("127.0.0.1", port))
+            kind = "nmea-client"
+            if arguments.output == "signalk" and key != "relay":
+                client.sendall(UPGRADE)
+                response = b""
+                while b"\r\n\r\n" not in response:
+                    response += client.recv(4096)
+                if not response.startswith(b"HTTP/1.1 101"):
+                    sys.exit(f"bench-outputs: no WebSocket upgrade: {response[:100]}")
+                kind = "ws-client"
+                leftover = bytearray(response.split(b"\r\n\r\n", 1)[1])
+            else:
+                leftover = bytearray()
             client.setblocking(False)
-            selector.register(client, selectors.EVENT_READ, ("nmea-client", (key, bytearray())))
+            selector.register(client, selectors.EVENT_READ, (kind, (key, leftover)))
             clients.append(client)
     serve(time.monotonic() + 2)  # connected and settled
 
@@ -176,8 +235,9 @@ def main():
     for _, _, process in daemons + [(0, 0, relay)]:
         process.wait(timeout=10)
 
+    what = "NMEA TCP output" if arguments.output == "nmea" else "Signal K WebSocket stream (?subscribe=self)"
     print(f"window: {elapsed:.1f} s, {arguments.rate:g} headings/s from one gpsd peer to three headingd side by side, "
-          f"NMEA TCP output {' '.join(arguments.extra) or 'at its defaults (HDT,HDG,THS, 10 Hz)'}")
+          f"{what} {' '.join(arguments.extra) or 'at its defaults'}")
     baseline = None
     for count, _, process in daemons:
         percent = 100 * used[process.pid] / elapsed
@@ -197,7 +257,7 @@ def main():
         expected = (1 if key == "relay" else key) * int(elapsed * arguments.rate)
         p50, p99 = statistics.median(values), percentile(values, 0.99)
         ratio = "" if key == "relay" or not base50 else f"  ({p50 / base50:.1f}x / {p99 / base99:.1f}x the relay)"
-        print(f"  {name}: heading in -> $IIHDT received, {len(values)} lines (≈{expected} expected): "
+        print(f"  {name}: heading in -> {'$IIHDT' if key == 'relay' or arguments.output == 'nmea' else 'delta'} received, {len(values)} lines (≈{expected} expected): "
               f"p50 {p50:.0f} µs, p99 {p99:.0f} µs, max {max(values):.0f} µs{ratio}")
 
 

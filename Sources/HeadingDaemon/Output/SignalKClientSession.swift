@@ -53,6 +53,10 @@ struct SignalKClientSession: Sendable {
         let shared = Shared(State(subscriptions: set))
         defer { hub.removeClient(id) }
         try await write(hub.encoder.hello(at: Date(), serverVersion: Headingd.version), to: outbound)
+        // The notifications raised before the client came, when it subscribed to everything.
+        if initial != .none {
+            for notification in hub.raisedNotifications { try await write(hub.encoder.delta(for: notification), to: outbound) }
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await readRequests(inbound: inbound, outbound: outbound, shared: shared) }
             group.addTask { await wakeForPeriods(shared: shared, origin: origin) }
@@ -73,12 +77,16 @@ struct SignalKClientSession: Sendable {
     private func deltas(for event: SignalKHub.Event, shared: Shared, now: Duration) -> [String] {
         let encoder = hub.encoder
         switch event {
-        case .heading(let heading, let rate):
+        case .heading(let heading, let rate, let fullDelta):
             return shared.state.withLock { state in
                 state.latest = heading
                 state.rateOfTurn = rate
                 let changed = encoder.values(for: heading, rateOfTurn: rate).map(\.0.rawValue)
                 let send = state.subscriptions.changed(changed, at: now)
+                // Every path, meta already sent: the hub's delta, encoded once for all clients.
+                if let fullDelta, send.count == changed.count, state.metaSent.isSuperset(of: changed.compactMap(SignalKDeltaEncoder.Path.init(rawValue:))) {
+                    return [fullDelta]
+                }
                 return delta(of: send, state: &state).map { [$0] } ?? []
             }
         case .tick:

@@ -12,8 +12,9 @@ import Synchronization
 final class SignalKHub: Sendable {
     /// One event for the stream clients.
     enum Event: Sendable {
-        /// A heading, with its rate of turn in radians a second when known.
-        case heading(Heading, rateOfTurn: Double?)
+        /// A heading, with its rate of turn in radians a second when known, and its delta with
+        /// every path and no meta, encoded once for all the clients that want just that.
+        case heading(Heading, rateOfTurn: Double?, fullDelta: String?)
         /// These paths have no current value (the heading went stale).
         case unavailable([SignalKDeltaEncoder.Path], source: String, at: Date)
         /// A notification raised or cleared.
@@ -113,7 +114,7 @@ final class SignalKHub: Sendable {
                 let rate = state.rateOfTurn.rate(after: heading).map { $0 * .pi / 180 / 60 }
                 state.model.update(with: heading, rateOfTurn: rate)
                 state.lastSource = heading.source
-                events.append(.heading(heading, rateOfTurn: rate))
+                events.append(.heading(heading, rateOfTurn: rate, fullDelta: nil))
             case .fault(let fault) where Self.silencing.contains(fault.code) && fault.source == state.lastSource:
                 let paths = state.model.makeUnavailable(at: fault.timestamp)
                 if !paths.isEmpty { events.append(.unavailable(paths, source: fault.source, at: fault.timestamp)) }
@@ -121,6 +122,12 @@ final class SignalKHub: Sendable {
                 break
             }
             return events.isEmpty ? [] : Array(state.clients.values)
+        }
+        guard !clients.isEmpty else { return }
+        // The full delta is encoded here, once, outside the lock, rather than by each client.
+        events = events.map { event in
+            guard case .heading(let heading, let rate, _) = event else { return event }
+            return .heading(heading, rateOfTurn: rate, fullDelta: encoder.delta(for: heading, rateOfTurn: rate))
         }
         for client in clients {
             for event in events { client.yield(event) }

@@ -88,7 +88,11 @@ final class SignalKOutput: Service, Sendable {
         let application = Application(
             router: router(),
             server: .http1WebSocketUpgrade(
-                configuration: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .milliseconds(500))
+                configuration: .init(
+                    // A plain HTTP connection idle for 30 s is closed (a stream, once upgraded, is pinged instead).
+                    http1: .init(idleTimeout: .seconds(30)),
+                    ws: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .milliseconds(500))
+                )
             ) { [hub, configuration, logger] request, channel, _ in
                 guard request.path?.split(separator: "?").first == "/signalk/v1/stream" else { return .dontUpgrade }
                 let initial = Self.initialSubscription(request.path ?? "")

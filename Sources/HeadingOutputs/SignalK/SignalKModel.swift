@@ -103,11 +103,16 @@ public struct SignalKModel: Sendable {
         if !raised.isEmpty {
             // notifications.navigation.heading.<code>
             let codes = notifications.map { notification -> (String, Node) in
-                let leaf = Leaf(value: "", timestamp: notification.timestamp, source: SignalKDeltaEncoder.sourceReference(for: notification.source))
-                let value = "{\"state\":\(SignalKJSON.string(notification.state.rawValue)),\"method\":["
-                    + notification.method.map { SignalKJSON.string($0.rawValue) }.joined(separator: ",")
-                    + "],\"message\":\(SignalKJSON.string(notification.message))}"
-                return (String(notification.path.dropFirst(SignalKNotification.pathPrefix.count)), Self.node(Leaf(value: value, timestamp: leaf.timestamp, source: leaf.source)))
+                let value = Node.object([
+                    ("state", .raw(SignalKJSON.string(notification.state.rawValue))),
+                    ("method", .raw("[" + notification.method.map { SignalKJSON.string($0.rawValue) }.joined(separator: ",") + "]")),
+                    ("message", .raw(SignalKJSON.string(notification.message))),
+                ])
+                let leaf: Node = .object([
+                    ("value", value), ("timestamp", .raw(SignalKJSON.timestamp(notification.timestamp))),
+                    ("$source", .raw(SignalKJSON.string(SignalKDeltaEncoder.sourceReference(for: notification.source)))),
+                ])
+                return (String(notification.path.dropFirst(SignalKNotification.pathPrefix.count)), leaf)
             }
             vessel.append(("notifications", .object([("navigation", .object([("heading", .object(codes))]))])))
         }
