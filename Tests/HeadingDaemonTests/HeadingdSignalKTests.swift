@@ -166,6 +166,22 @@ struct HeadingdSignalKTests {
         await stop(daemon)
     }
 
+    /// A client that reads nothing holds a write; SIGTERM still ends headingd at once, with 0.
+    @Test func sigtermEndsHeadingdPromptlyWhileAClientStalls() async throws {
+        let (daemon, port) = try start(["--rate", "500", "--dropout-interval", "0"])
+        let stalled = try LineClient(port: port, receiveBuffer: 2048)
+        #expect(upgrade(stalled)?.hasPrefix("HTTP/1.1 101") == true)
+        // Its buffers fill within a second at 500 Hz; nothing to await from outside.
+        try await Task.sleep(for: .seconds(2))
+        let asked = ContinuousClock.now
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        let took = try #require(daemon.exitedAt) - asked
+        #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors.suffix(500))")
+        #expect(took < .seconds(1.5), "took \(took): within the stop deadline, not cut short by it")
+        _ = stalled
+    }
+
     @Test func anAddressInUseEndsHeadingdWith69NamingIt() async throws {
         let (first, port) = try start([])
         let second = DaemonProcess(arguments: ["--signalk", "--signalk-listen", "127.0.0.1:\(port)"])

@@ -4,6 +4,7 @@
 import Foundation
 import HeadingKit
 import HeadingOutputs
+import NIOCore
 import Synchronization
 
 /// What the Signal K output knows, kept from `NotificationCenter.heading`: the model the REST API
@@ -29,6 +30,7 @@ final class SignalKHub: Sendable {
         var rateOfTurn = RateOfTurnEstimator()
         var lastSource: String?
         var clients: [UUID: AsyncStream<Event>.Continuation] = [:]
+        var channels: [UUID: any Channel] = [:]
     }
 
     /// Fault codes that mean the heading's source delivers no more: its values go to `null`.
@@ -55,26 +57,32 @@ final class SignalKHub: Sendable {
         self.observation.withLock { $0 = observation }
     }
 
-    /// Stops observing and ends every client's queue.
+    /// Stops observing, ends every client's queue and closes every client's connection (a client
+    /// that reads nothing would otherwise hold its session, and the shutdown, in a write).
     func stop() {
         observation.withLock { $0?.cancel() }
-        let clients = state.withLock { state in
-            defer { state.clients.removeAll() }
-            return Array(state.clients.values)
+        let (clients, channels) = state.withLock { state in
+            defer {
+                state.clients.removeAll()
+                state.channels.removeAll()
+            }
+            return (Array(state.clients.values), Array(state.channels.values))
         }
         for client in clients { client.finish() }
+        for channel in channels { channel.close(promise: nil) }
     }
 
     /// The number of stream clients.
     var clientCount: Int { state.withLock { $0.clients.count } }
 
-    /// Adds a stream client, unless `limit` are already connected.
+    /// Adds a stream client on `channel`, unless `limit` are already connected.
     /// - Returns: The client's events (at most `backlog` queued; the newest kept), or `nil` when full.
-    func addClient(_ id: UUID, limit: Int, backlog: Int) -> AsyncStream<Event>? {
+    func addClient(_ id: UUID, channel: any Channel, limit: Int, backlog: Int) -> AsyncStream<Event>? {
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(backlog))
         let added = state.withLock { state in
             guard state.clients.count < limit else { return false }
             state.clients[id] = continuation
+            state.channels[id] = channel
             return true
         }
         return added ? stream : nil
@@ -82,7 +90,10 @@ final class SignalKHub: Sendable {
 
     /// Removes a stream client.
     func removeClient(_ id: UUID) {
-        state.withLock { $0.clients.removeValue(forKey: id) }?.finish()
+        state.withLock { state in
+            state.channels[id] = nil
+            return state.clients.removeValue(forKey: id)
+        }?.finish()
     }
 
     /// Wakes one client's periodic subscriptions.

@@ -98,7 +98,7 @@ final class SignalKOutput: Service, Sendable {
                 let initial = Self.initialSubscription(request.path ?? "")
                 let id = UUID()
                 let peer = channel.remoteAddress.map { "\($0)" } ?? "?"
-                guard let events = hub.addClient(id, limit: configuration.maximumClients, backlog: Self.clientBacklog) else {
+                guard let events = hub.addClient(id, channel: channel, limit: configuration.maximumClients, backlog: Self.clientBacklog) else {
                     // Refused the WebSocket way: the upgrade, then a close with 1013 (try again later).
                     logger.warning("Signal K stream client \(peer) refused: \(configuration.maximumClients) clients already connected")
                     return .upgrade([:]) { _, outbound, _ in
