@@ -14,6 +14,18 @@ struct HeadingdTests {
         }
     }
 
+    /// `--version` prints the version the Debian package's changelog states (Signal K's discovery
+    /// and the HTTP Server header say it too).
+    @Test func theVersionIsTheChangelogs() async throws {
+        let changelog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("debian/changelog")
+        let first = try String(contentsOf: changelog, encoding: .utf8).split(separator: "\n").first ?? ""
+        let version = try #require(first.split(separator: "(").dropFirst().first?.split(separator: ")").first)
+        let daemon = try await DaemonProcess.run(["--version"])
+        #expect(daemon.terminationStatus == 0)
+        #expect(daemon.output.trimmingCharacters(in: .whitespacesAndNewlines) == String(version))
+    }
+
     @Test func countFiftyGivesFiftyParseableJSONLinesOnTheCircle() async throws {
         let daemon = try await DaemonProcess.run(["--count", "50", "--format", "json", "--rate", "1000"])
         #expect(daemon.exitedNormally)

@@ -52,7 +52,7 @@ struct SignalKClientSession: Sendable {
         if initial != .none { try? set.subscribe([SignalKSubscription(path: "*", policy: .instant)]) }
         let shared = Shared(State(subscriptions: set))
         defer { hub.removeClient(id) }
-        try await write(hub.encoder.hello(at: Date(), serverVersion: Headingd.version), to: outbound)
+        try await write(hub.encoder.hello(at: Date()), to: outbound)
         // The notifications raised before the client came, when it subscribed to everything.
         if initial != .none {
             for notification in hub.raisedNotifications { try await write(hub.encoder.delta(for: notification), to: outbound) }

@@ -129,7 +129,7 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
     }
 
     /// The WebSocket stream's first message: who is speaking, for which vessel, and when.
-    public func hello(at timestamp: Date, serverVersion: String) -> String {
+    public func hello(at timestamp: Date) -> String {
         "{\"name\":\"headingd\",\"version\":\"\(SignalKModel.version)\",\"self\":\(SignalKJSON.string(context)),"
             + "\"roles\":[\"master\",\"main\"],\"timestamp\":\(SignalKJSON.timestamp(timestamp))}"
     }
