@@ -71,6 +71,14 @@ final class DaemonProcess: @unchecked Sendable {
     /// The process ID.
     var processIdentifier: Int32 { process.processIdentifier }
 
+    /// headingd's resident set in KiB, from `/proc/PID/status`; `nil` once it has gone.
+    var residentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+
     func start() throws {
         let outputPipe = Pipe()
         let errorPipe = Pipe()

@@ -157,26 +157,18 @@ struct HeadingdNMEATCPTests {
         await stop(daemon)
     }
 
-    /// The resident set of `pid` in KiB, from `/proc/PID/status`.
-    private func residentKiB(_ pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-        else { return nil }
-        return Int(line.split(separator: " ").dropFirst().first ?? "")
-    }
-
     @Test func aClientThatNeverReadsIsDroppedAndNeverDelaysAnother() async throws {
         let (daemon, port) = try start(["--nmea-rate", "0"], rate: 200)
         let stalled = try LineClient(port: port, receiveBuffer: 2048)
         let reader = try LineClient(port: port)
         // The reader reads on while the stalled one fills its buffers and is given up on (5 s).
         var read: [String] = []
-        let before = try #require(residentKiB(daemon.processIdentifier))
+        let before = try #require(daemon.residentKiB)
         var peak = before
         let deadline = ContinuousClock.now + .seconds(60)
         while !daemon.errors.contains("read nothing for"), ContinuousClock.now < deadline {
             if let line = reader.readLine(timeout: .seconds(1)) { read.append(line) }
-            peak = max(peak, residentKiB(daemon.processIdentifier) ?? 0)
+            peak = max(peak, daemon.residentKiB ?? 0)
         }
         #expect(daemon.errors.contains("disconnected: it read nothing for 5.0 seconds"), "stderr: \(daemon.errors)")
         #expect(reader.readLine() != nil, "the reader is still served after the other is gone")

@@ -159,8 +159,18 @@ struct HeadingdSignalKTests {
         let (daemon, port) = try start(["--rate", "500", "--dropout-interval", "0"])
         let stalled = try LineClient(port: port, receiveBuffer: 2048)
         #expect(upgrade(stalled)?.hasPrefix("HTTP/1.1 101") == true)
-        #expect(await daemon.wait(timeout: .seconds(60), untilErrorsContain: "read nothing for 5.0 seconds"))
+        let before = try #require(daemon.residentKiB)
+        var peak = before
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !daemon.errors.contains("read nothing for 5.0 seconds"), ContinuousClock.now < deadline {
+            peak = max(peak, daemon.residentKiB ?? 0)
+            try await Task.sleep(for: .milliseconds(100))  // sampling the resident set while it waits
+        }
+        #expect(daemon.errors.contains("read nothing for 5.0 seconds"))
         #expect(stalled.drainUntilClosed(timeout: .seconds(30)))
+        // Its backlog is bounded by construction (64 events, NIO's watermark, a 32 KiB socket buffer).
+        print("RSS while a Signal K client stalled: \(before) KiB before, \(peak) KiB at most")
+        #expect(peak - before < 16 * 1024, "RSS grew from \(before) KiB to \(peak) KiB")
         let seen = try client("schema", port: port, seconds: 1)
         #expect((seen["deltas"] as? Int ?? 0) > 50, "the others are served: \(seen["deltas"] ?? "none")")
         await stop(daemon)

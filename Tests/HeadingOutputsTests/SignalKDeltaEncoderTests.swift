@@ -83,6 +83,17 @@ struct SignalKDeltaEncoderTests {
         }
     }
 
+    @Test func aVariationFromTheMagneticModelIsTheModelsUpdate() throws {
+        let heading = Heading(
+            trueHeading: 10, magneticHeading: 12, timestamp: Self.epoch, source: "simulation", magneticVariation: -2, variationOrigin: .model
+        )
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.encoder.delta(for: heading, includingMeta: true)!.utf8)) as? [String: Any])
+        let updates = try #require(object["updates"] as? [[String: Any]])
+        #expect(updates.map { $0["$source"] as? String } == ["headingd.simulation", "headingd.wmm2025"])
+        #expect(Set(Self.values(updates[0]).keys) == ["navigation.headingTrue", "navigation.headingMagnetic"])
+        #expect(Set(Self.values(updates[1]).keys) == ["navigation.magneticVariation"])
+    }
+
     @Test func staleValuesGoToNull() throws {
         let delta = Self.encoder.unavailable([.headingTrue, .headingMagnetic], source: "simulation", at: Self.epoch)
         let values = Self.values(try Self.parse(delta).update)
@@ -138,6 +149,10 @@ struct SignalKDeltaEncoderTests {
             Self.encoder.delta(for: Self.heading(true: 359.99, magnetic: 1, deviation: 0.5, variation: -3, pitch: 1, roll: 2), rateOfTurn: 0.01, includingMeta: true)!,
             Self.encoder.delta(for: Self.heading(magnetic: 12, source: "replay:/tmp/\"quoted\"\tname"))!,
             Self.encoder.unavailable(SignalKDeltaEncoder.Path.allCases, source: "simulation", at: Self.epoch),
+            Self.encoder.delta(
+                for: Heading(trueHeading: 10, magneticHeading: 12, timestamp: Self.epoch, source: "simulation", magneticVariation: -2, variationOrigin: .model),
+                includingMeta: true
+            )!,
         ]
         var board = SignalKNotificationBoard()
         for code in [HeadingFault.Code.stale, .deviceLost, .sourceUnavailable, .malformedInput, .disagreement, .calibrationNeeded] {
@@ -146,13 +161,13 @@ struct SignalKDeltaEncoderTests {
         }
         lines += board.update(with: .notice(HeadingNotice(code: .recovered, source: "gpsd://h:1", reason: "again", timestamp: Self.epoch)))
             .map(Self.encoder.delta(for:))
-        #expect(lines.count == 16, "4 deltas, 6 raised, 6 cleared")
+        #expect(lines.count == 17, "5 deltas, 6 raised, 6 cleared")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("signalk-\(UUID().uuidString).jsonl")
         try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let (status, output) = try Self.validate(schema: "delta", file: file.path)
         #expect(status == 0, "\(output)")
-        #expect(output.contains("ok 16"), "\(output)")
+        #expect(output.contains("ok 17"), "\(output)")
     }
 
     /// Runs Tests/Fixtures/validate-signalk.py with Debian's python3 (and its python3-jsonschema).

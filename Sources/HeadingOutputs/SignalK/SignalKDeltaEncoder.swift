@@ -125,7 +125,10 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
         var selected = values(for: heading, rateOfTurn: rateOfTurn)
         if let paths { selected.removeAll { !paths.contains($0.0) } }
         guard !selected.isEmpty else { return nil }
-        return update(source: heading.source, timestamp: heading.timestamp, values: selected, meta: includingMeta ? selected.map(\.0) : [])
+        return update(
+            source: heading.source, timestamp: heading.timestamp, values: selected, meta: includingMeta ? selected.map(\.0) : [],
+            modelVariation: heading.variationOrigin == .model
+        )
     }
 
     /// The WebSocket stream's first message: who is speaking, for which vessel, and when.
@@ -159,12 +162,17 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
             + SignalKJSON.string(notification.path) + ",\"value\":" + value + "}]}]}"
     }
 
-    private func update(source: String, timestamp: Date, values: [(Path, String)], meta: [Path]) -> String {
-        var json = "{\"context\":" + SignalKJSON.string(context) + ",\"updates\":[{\"$source\":"
-        json += SignalKJSON.string(Self.sourceReference(for: source))
-        json += ",\"timestamp\":" + SignalKJSON.timestamp(timestamp) + ",\"values\":["
-        json += values.map { "{\"path\":\"\($0.0.rawValue)\",\"value\":\($0.1)}" }.joined(separator: ",")
-        json += "]"
+    private func update(source: String, timestamp: Date, values: [(Path, String)], meta: [Path], modelVariation: Bool = false) -> String {
+        let reference = SignalKJSON.string(Self.sourceReference(for: source))
+        let stamp = SignalKJSON.timestamp(timestamp)
+        func entries(_ values: [(Path, String)]) -> String {
+            values.map { "{\"path\":\"\($0.0.rawValue)\",\"value\":\($0.1)}" }.joined(separator: ",")
+        }
+        // A variation from the World Magnetic Model is the model's, not the sensor's: an update of its own.
+        let fromModel = modelVariation ? values.filter { $0.0 == .magneticVariation } : []
+        let fromSource = modelVariation ? values.filter { $0.0 != .magneticVariation } : values
+        var json = "{\"context\":" + SignalKJSON.string(context) + ",\"updates\":["
+        json += "{\"$source\":" + reference + ",\"timestamp\":" + stamp + ",\"values\":[" + entries(fromSource) + "]"
         if !meta.isEmpty {
             json += ",\"meta\":["
             json += meta.map { path in
@@ -173,7 +181,19 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
             }.joined(separator: ",")
             json += "]"
         }
-        return json + "}]}"
+        json += "}"
+        if !fromModel.isEmpty {
+            json += ",{\"$source\":\"\(Self.magneticModelSource)\",\"timestamp\":" + stamp + ",\"values\":[" + entries(fromModel) + "]}"
+        }
+        return json + "]}"
+    }
+
+    /// The `$source` of a magnetic variation headingd took from the World Magnetic Model.
+    public static let magneticModelSource = "headingd.wmm2025"
+
+    /// The `$source` of `path`'s value in `heading`: the model's for a variation it gave, else the heading's source's.
+    public static func sourceReference(of path: Path, in heading: Heading) -> String {
+        path == .magneticVariation && heading.variationOrigin == .model ? magneticModelSource : sourceReference(for: heading.source)
     }
 
     /// A path's value in `heading` as JSON, or `nil` when the heading does not say.

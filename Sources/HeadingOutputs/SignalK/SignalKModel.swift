@@ -38,9 +38,8 @@ public struct SignalKModel: Sendable {
 
     /// Takes a heading: each path it gives a value for now has that value.
     public mutating func update(with heading: Heading, rateOfTurn: Double?) {
-        let reference = SignalKDeltaEncoder.sourceReference(for: heading.source)
         for (path, value) in encoder.values(for: heading, rateOfTurn: rateOfTurn) {
-            values[path] = Leaf(value: value, timestamp: heading.timestamp, source: reference)
+            values[path] = Leaf(value: value, timestamp: heading.timestamp, source: SignalKDeltaEncoder.sourceReference(of: path, in: heading))
         }
         sources.insert(heading.source)
     }
