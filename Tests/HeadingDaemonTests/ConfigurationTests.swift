@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKitTesting
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Glibc
 #endif
 
 /// The configuration layers end to end: files, drop-ins, environment, flags, and `--check-config`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(2)))
 struct ConfigurationTests {
     /// A configuration directory of its own: `headingd.toml` and `conf.d/`.
     final class Directory {

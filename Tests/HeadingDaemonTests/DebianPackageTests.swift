@@ -2,11 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKitTesting
 import Testing
 
 /// The Debian package `scripts/build-deb` makes (scripts/test builds it before the tests; a test
 /// run without it builds it here), unpacked into a scratch root with `dpkg -x` and checked.
-@Suite(.serialized, .timeLimit(.minutes(15)))
+@Suite(.processSlot, .serialized, .timeLimit(.minutes(15)))
 struct DebianPackageTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -2,10 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKitTesting
 import Testing
 
 /// `headingd --source replay:… --source simulation`: several sources end to end, the real binary.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(2)))
 struct HeadingdFailoverTests {
     /// 10 Hz true headings for 3 s, a 4 s gap, then 4 s more.
     static let gapRecording = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

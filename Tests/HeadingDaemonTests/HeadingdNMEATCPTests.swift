@@ -11,7 +11,7 @@ import Glibc
 
 /// The NMEA 0183 TCP output, with real peers: a plain TCP client, several of them, one that
 /// never reads, and a real gpsd that takes headingd's output as its device.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(2)))
 struct HeadingdNMEATCPTests {
     /// headingd on the simulation (seed 1), JSON on stdout, NMEA over TCP on a port of the test's own.
     private func start(_ extra: [String], rate: Int = 20) throws -> (DaemonProcess, UInt16) {
@@ -49,9 +49,9 @@ struct HeadingdNMEATCPTests {
 
     @Test func aClientGetsTheHeadingsHeadingdPrintsAsCheckedSentences() async throws {
         let (daemon, port) = try start(["--nmea-rate", "0", "--nmea-sentences", "HDT,THS"])
-        let client = try LineClient(port: port)
+        let client = try await LineClient.connect(port: port)
         var sentences: [String] = []
-        while sentences.count < 40, let line = client.readLine() { sentences.append(line) }
+        while sentences.count < 40, let line = await client.readLine() { sentences.append(line) }
         await stop(daemon)
         #expect(sentences.count == 40)
         #expect(sentences.allSatisfy(checksumIsRight), "\(sentences.filter { !checksumIsRight($0) })")
@@ -70,7 +70,7 @@ struct HeadingdNMEATCPTests {
     /// same headings (gpsd 3.22 makes an ATT report of each HDT).
     @Test func aRealGpsdReadsTheOutputAsItsDeviceAndReportsTheSameHeadings() async throws {
         let (daemon, port) = try start(["--nmea-sentences", "HDT", "--nmea-rate", "0"], rate: 10)
-        _ = try LineClient(port: port)  // listening
+        _ = try await LineClient.connect(port: port)  // listening
         let gpsdPort = GPSFake.freePort()
         let gpsd = Process()
         gpsd.executableURL = URL(fileURLWithPath: "/usr/sbin/gpsd")
@@ -84,11 +84,11 @@ struct HeadingdNMEATCPTests {
             kill(gpsd.processIdentifier, SIGKILL)
             gpsd.waitUntilExit()
         }
-        let client = try LineClient(port: gpsdPort)
+        let client = try await LineClient.connect(port: gpsdPort)
         client.send("?WATCH={\"enable\":true,\"json\":true}\n")
         var reported: [Double] = []
         let deadline = ContinuousClock.now + .seconds(20)
-        while reported.count < 5, ContinuousClock.now < deadline, let line = client.readLine(timeout: .seconds(5)) {
+        while reported.count < 5, ContinuousClock.now < deadline, let line = await client.readLine(timeout: .seconds(5)) {
             guard line.contains("\"class\":\"ATT\""), let data = line.data(using: .utf8),
                 let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let heading = object["heading"] as? Double
             else { continue }
@@ -110,7 +110,7 @@ struct HeadingdNMEATCPTests {
             ["--nmea-rate", "0", "--nmea-sentences", "HDT,HDM,HDG,THS,ROT", "--dropout-interval", "1", "--dropout-duration", "0.2"],
             rate: 1000
         )
-        _ = try LineClient(port: port)  // listening
+        _ = try await LineClient.connect(port: port)  // listening
         let script = """
             import socket, sys, collections, pynmea2
             s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); f = s.makefile("rb")
@@ -131,48 +131,43 @@ struct HeadingdNMEATCPTests {
             print(dict(counts), bad[:3])
             sys.exit(1 if bad else 0)
             """
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")  // Debian's, with python3-nmea2
-        python.arguments = ["-c", script, "\(port)"]
-        let pipe = Pipe()
-        python.standardOutput = pipe
-        try python.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        python.waitUntilExit()
+        // Debian's python3, with python3-nmea2; waited for on a thread of its own.
+        let (status, output, errors) = try await Command.run("/usr/bin/python3", ["-c", script, "\(port)"])
         await stop(daemon)
-        #expect(python.terminationStatus == 0, "pynmea2: \(output)")
+        #expect(status == 0, "pynmea2: \(output) \(errors)")
         for kind in ["HDT", "HDM", "HDG", "THS", "ROT"] { #expect(output.contains("'\(kind)'"), "no \(kind) in \(output)") }
         print("pynmea2 over 5000 sentences: \(output)")
     }
 
     @Test func theSeventeenthClientIsRefusedWithOneLogLineAndTheSixteenServedOn() async throws {
         let (daemon, port) = try start([])  // max_clients at its default, 16
-        let admitted = try (0..<16).map { _ in try LineClient(port: port) }
-        for client in admitted { #expect(client.readLine() != nil) }
-        let seventeenth = try LineClient(port: port)
-        #expect(seventeenth.waitForClose(timeout: .seconds(5)))
+        var admitted: [LineClient] = []
+        for _ in 0..<16 { admitted.append(try await LineClient.connect(port: port)) }
+        for client in admitted { #expect(await client.readLine() != nil) }
+        let seventeenth = try await LineClient.connect(port: port)
+        #expect(await seventeenth.waitForClose(timeout: .seconds(5)))
         #expect(await daemon.wait(untilErrorsContain: "refused: 16 clients already connected"))
         #expect(daemon.errors.components(separatedBy: "refused:").count == 2, "one line: \(daemon.errors)")
-        for client in admitted { #expect(client.readLine() != nil, "the sixteen are served on") }
+        for client in admitted { #expect(await client.readLine() != nil, "the sixteen are served on") }
         await stop(daemon)
     }
 
     @Test func aClientThatNeverReadsIsDroppedAndNeverDelaysAnother() async throws {
         let (daemon, port) = try start(["--nmea-rate", "0"], rate: 200)
-        let stalled = try LineClient(port: port, receiveBuffer: 2048)
-        let reader = try LineClient(port: port)
+        let stalled = try await LineClient.connect(port: port, receiveBuffer: 2048)
+        let reader = try await LineClient.connect(port: port)
         // The reader reads on while the stalled one fills its buffers and is given up on (5 s).
         var read: [String] = []
         let before = try #require(daemon.residentKiB)
         var peak = before
         let deadline = ContinuousClock.now + .seconds(60)
         while !daemon.errors.contains("read nothing for"), ContinuousClock.now < deadline {
-            if let line = reader.readLine(timeout: .seconds(1)) { read.append(line) }
+            if let line = await reader.readLine(timeout: .seconds(1)) { read.append(line) }
             peak = max(peak, daemon.residentKiB ?? 0)
         }
         #expect(daemon.errors.contains("disconnected: it read nothing for 5.0 seconds"), "stderr: \(daemon.errors)")
-        #expect(reader.readLine() != nil, "the reader is still served after the other is gone")
-        #expect(stalled.waitForClose(timeout: .seconds(30)))
+        #expect(await reader.readLine() != nil, "the reader is still served after the other is gone")
+        #expect(await stalled.waitForClose(timeout: .seconds(30)))
         await stop(daemon)
         // The reader lost nothing meanwhile: its true headings are a run of the headings headingd
         // printed, one for one, in order.
@@ -194,10 +189,10 @@ struct HeadingdNMEATCPTests {
         let (daemon, port) = try start(
             ["--nmea-sentences", "THS", "--dropout-interval", "1", "--dropout-duration", "0.5"], rate: 20
         )
-        let client = try LineClient(port: port)
+        let client = try await LineClient.connect(port: port)
         var seen: [String] = []
         let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline, let line = client.readLine() {
+        while ContinuousClock.now < deadline, let line = await client.readLine() {
             seen.append(line)
             if let invalid = seen.firstIndex(where: { $0.hasPrefix("$IITHS,,V*") }),
                 seen[invalid...].contains(where: { $0.contains(",S*") })
@@ -212,7 +207,7 @@ struct HeadingdNMEATCPTests {
 
     @Test func anAddressInUseEndsHeadingdWith69NamingIt() async throws {
         let (first, port) = try start([])
-        _ = try LineClient(port: port)  // listening
+        _ = try await LineClient.connect(port: port)  // listening
         let second = try await DaemonProcess.run(["--nmea-tcp", "127.0.0.1:\(port)", "--count", "1"])
         #expect(second.terminationStatus == 69)
         #expect(second.errors.contains("headingd: NMEA 0183 TCP output: cannot listen on 127.0.0.1:\(port): Address already in use"))
@@ -222,7 +217,7 @@ struct HeadingdNMEATCPTests {
 }
 
 /// The NMEA 0183 UDP output, received by a real UDP socket.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.processSlot, .timeLimit(.minutes(1)))
 struct HeadingdNMEAUDPTests {
     /// A UDP socket on 127.0.0.1 and a free port, receiving with a bound.
     final class Listener {
@@ -248,8 +243,13 @@ struct HeadingdNMEAUDPTests {
 
         deinit { close(descriptor) }
 
-        /// The next datagram's text, or `nil` after `timeout`.
-        func receive(timeout: Duration = .seconds(10)) -> String? {
+        /// The next datagram's text, or `nil` after `timeout` (waited for off the cooperative pool).
+        func receive(timeout: Duration = .seconds(10)) async -> String? {
+            let descriptor = descriptor
+            return await offCooperativePool { Self.receive(on: descriptor, timeout: timeout) }
+        }
+
+        private static func receive(on descriptor: Int32, timeout: Duration) -> String? {
             var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(timeout.components.seconds * 1000)
             guard poll(&request, 1, milliseconds) > 0 else { return nil }
@@ -268,8 +268,8 @@ struct HeadingdNMEAUDPTests {
         ])
         try daemon.start()
         var datagrams: [String] = []
-        while datagrams.count < 5, let datagram = first.receive() { datagrams.append(datagram) }
-        let other = second.receive()
+        while datagrams.count < 5, let datagram = await first.receive() { datagrams.append(datagram) }
+        let other = await second.receive()
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
         #expect(daemon.terminationStatus == 0)
@@ -290,7 +290,7 @@ struct HeadingdNMEAUDPTests {
 
 /// The NMEA 0183 serial output, through a pty pair made by socat at 4800 baud (headingd writes to
 /// one end; the test reads the other), including the line going away and coming back.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.processSlot, .timeLimit(.minutes(1)))
 struct HeadingdNMEASerialTests {
     /// A socat pty pair with fixed links, ended with the value (socat removes its links).
     final class PTYPair {
@@ -325,7 +325,11 @@ struct HeadingdNMEASerialTests {
     }
 
     /// The next line read from `path` (opened afresh), or `nil` after `timeout`.
-    private func readLine(_ path: String, timeout: Duration = .seconds(10)) -> String? {
+    private func readLine(_ path: String, timeout: Duration = .seconds(10)) async -> String? {
+        await offCooperativePool { Self.readLineBlocking(path, timeout: timeout) }
+    }
+
+    private static func readLineBlocking(_ path: String, timeout: Duration) -> String? {
         let descriptor = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -353,7 +357,7 @@ struct HeadingdNMEASerialTests {
             "--rate", "10", "--nmea-serial", ends.0, "--nmea-serial-baud", "4800", "--nmea-serial-sentences", "HDT,THS",
         ])
         try daemon.start()
-        let first = readLine(ends.1, timeout: .seconds(5))
+        let first = await readLine(ends.1, timeout: .seconds(5))
         #expect(first?.hasPrefix("$IIHDT,") == true || first?.hasPrefix("$IITHS,") == true, "read \(first ?? "nothing")")
         // The line goes away (a USB adapter pulled): a fault, then reopened once it is back.
         pair.end()
@@ -366,7 +370,7 @@ struct HeadingdNMEASerialTests {
             await daemon.wait(timeout: .seconds(10), untilErrors: { $0.components(separatedBy: "writing to \(ends.0) at 4800 baud").count == 3 }),
             "stderr: \(daemon.errors)"
         )
-        let again = readLine(ends.1, timeout: .seconds(5))
+        let again = await readLine(ends.1, timeout: .seconds(5))
         #expect(again?.hasPrefix("$II") == true, "read \(again ?? "nothing") after the line came back")
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(10)))

@@ -2,10 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKitTesting
 import Testing
 
 /// `headingd --source replay:…` end to end: the real binary on real recordings and on bad files.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(2)))
 struct HeadingdReplayTests {
     /// A recording in `Tests/Fixtures/gpsd-logs` (see the README there for sources and licence).
     static func gpsdLog(_ name: String) -> String {
@@ -144,6 +145,7 @@ struct HeadingdReplayTests {
 }
 
 /// `--require-checksum`: a complete sentence without a checksum is refused only when asked.
+@Suite(.processSlot)
 struct HeadingdChecksumTests {
     @Test func sentencesWithoutAChecksumAreRefusedOnlyWhenRequired() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-checksum-\(UUID().uuidString).nmea").path

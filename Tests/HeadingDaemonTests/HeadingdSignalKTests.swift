@@ -12,20 +12,20 @@ import Glibc
 /// The Signal K output, with a client no one here wrote: Tests/Fixtures/signalk-client.py on
 /// Debian's python3-websocket and python3-requests, which validates every message against the
 /// published Signal K schemas (python3-jsonschema); and with hostile clients.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(2)))
 struct HeadingdSignalKTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 
     /// headingd with the Signal K output on a port of the test's own (the simulation unless `extra` says).
-    private func start(_ extra: [String], environment: [String: String?] = [:]) throws -> (DaemonProcess, UInt16) {
+    private func start(_ extra: [String], environment: [String: String?] = [:]) async throws -> (DaemonProcess, UInt16) {
         let port = GPSFake.freePort()
         let daemon = DaemonProcess(
             arguments: ["--format", "json", "--signalk", "--signalk-listen", "127.0.0.1:\(port)"] + extra,
             environment: ["STATE_DIRECTORY": nil].merging(environment) { $1 }
         )
         try daemon.start()
-        _ = try LineClient(port: port)  // listening
+        _ = try await LineClient.connect(port: port)  // listening
         return (daemon, port)
     }
 
@@ -36,7 +36,15 @@ struct HeadingdSignalKTests {
     }
 
     /// Runs a scenario of the Python client and returns the JSON object it printed last.
-    private func client(_ scenario: String, port: UInt16, seconds: Double = 5) throws -> [String: Any] {
+    private func client(_ scenario: String, port: UInt16, seconds: Double = 5) async throws -> [String: Any] {
+        // The run is waited for on a thread of its own, not on the cooperative pool.
+        let (status, text, problems) = try await offCooperativePool { try Self.runClient(scenario, port: port, seconds: seconds) }
+        #expect(status == 0, "signalk-client.py \(scenario): \(problems)")
+        let last = text.split(separator: "\n").last.map(String.init) ?? ""
+        return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "printed: \(text) \(problems)")
+    }
+
+    private static func runClient(_ scenario: String, port: UInt16, seconds: Double) throws -> (Int32, String, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")  // Debian's, with its python3-websocket
         process.arguments = [Self.fixtures.appendingPathComponent("signalk-client.py").path, scenario, String(port), String(seconds)]
@@ -48,14 +56,12 @@ struct HeadingdSignalKTests {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "signalk-client.py \(scenario): \(problems)")
-        let last = text.split(separator: "\n").last.map(String.init) ?? ""
-        return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "printed: \(text) \(problems)")
+        return (process.terminationStatus, text, problems)
     }
 
     @Test func discoveryTheModelAndTheStreamAreValidSignalK() async throws {
-        let (daemon, port) = try start(["--rate", "10"])
-        let seen = try client("schema", port: port, seconds: 3)
+        let (daemon, port) = try await start(["--rate", "10"])
+        let seen = try await client("schema", port: port, seconds: 3)
         await stop(daemon)
         let hello = try #require(seen["hello"] as? [String: Any])
         #expect(hello["self"] as? String == seen["self"] as? String, "the hello's vessel is the model's")
@@ -76,8 +82,8 @@ struct HeadingdSignalKTests {
     /// ATT headings in radians, within 1e-9, and all four are seen.
     @Test func aReplayedLogsDegreesArriveAsTheSameRadians() async throws {
         let log = Self.fixtures.appendingPathComponent("hemi.gpspipe.jsonl").path
-        let (daemon, port) = try start(["--source", "replay:\(log)", "--loop", "--speed", "100"])
-        let seen = try client("faults", port: port, seconds: 5)
+        let (daemon, port) = try await start(["--source", "replay:\(log)", "--loop", "--speed", "100"])
+        let seen = try await client("faults", port: port, seconds: 5)
         await stop(daemon)
         let degrees = [274.07, 274.04, 274.12, 274.11]
         let radians = (seen["seen"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? Double }
@@ -91,8 +97,8 @@ struct HeadingdSignalKTests {
     }
 
     @Test func eachClientHasItsOwnRateAndUnsubscribeStops() async throws {
-        let (daemon, port) = try start(["--rate", "10", "--dropout-interval", "0"])
-        let seen = try client("rates", port: port, seconds: 5)
+        let (daemon, port) = try await start(["--rate", "10", "--dropout-interval", "0"])
+        let seen = try await client("rates", port: port, seconds: 5)
         await stop(daemon)
         // minPeriod 1000 ms on a 10 Hz source: about one a second (the first at once); the other client gets them all.
         #expect((4...7).contains(seen["a"] as? Int ?? 0), "client a: \(seen)")
@@ -102,8 +108,8 @@ struct HeadingdSignalKTests {
     }
 
     @Test func aFaultIsAnAlarmWithNullValuesAndRecoveryIsNormal() async throws {
-        let (daemon, port) = try start(["--rate", "10", "--dropout-interval", "2", "--dropout-duration", "1"])
-        let seen = try client("faults", port: port, seconds: 5)
+        let (daemon, port) = try await start(["--rate", "10", "--dropout-interval", "2", "--dropout-duration", "1"])
+        let seen = try await client("faults", port: port, seconds: 5)
         await stop(daemon)
         let events = seen["seen"] as? [[String: Any]] ?? []
         let alarm = try #require(events.firstIndex { $0["state"] as? String == "alarm" }, "\(events.suffix(5))")
@@ -117,8 +123,8 @@ struct HeadingdSignalKTests {
     }
 
     @Test func hostileClientsNeitherCrashItNorDisturbOthers() async throws {
-        let (daemon, port) = try start(["--rate", "10"])
-        let seen = try client("hostile", port: port)
+        let (daemon, port) = try await start(["--rate", "10"])
+        let seen = try await client("hostile", port: port)
         #expect(seen["garbageReplies"] as? [Int] == [400, 400, 400, 400, 400])
         #expect(seen["subscribeRefusals"] as? Int == 1000 - 64, "the 64-subscription limit")
         #expect(seen["aliveAfterSubscribeFlood"] as? Bool == true)
@@ -130,23 +136,23 @@ struct HeadingdSignalKTests {
     }
 
     /// The raw upgrade request a WebSocket client sends first.
-    private func upgrade(_ client: LineClient) -> String? {
+    private func upgrade(_ client: LineClient) async -> String? {
         client.send(
             "GET /signalk/v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         )
-        return client.readLine()
+        return await client.readLine()
     }
 
     @Test func theClientBeyondTheLimitIsClosedWith1013AndOneLogLine() async throws {
-        let (daemon, port) = try start(["--signalk-max-clients", "2"])
-        let first = try LineClient(port: port)
-        let second = try LineClient(port: port)
-        #expect(upgrade(first)?.hasPrefix("HTTP/1.1 101") == true)
-        #expect(upgrade(second)?.hasPrefix("HTTP/1.1 101") == true)
-        let third = try LineClient(port: port)
-        #expect(upgrade(third)?.hasPrefix("HTTP/1.1 101") == true)
-        #expect(third.waitForClose(timeout: .seconds(10)))
+        let (daemon, port) = try await start(["--signalk-max-clients", "2"])
+        let first = try await LineClient.connect(port: port)
+        let second = try await LineClient.connect(port: port)
+        #expect(await upgrade(first)?.hasPrefix("HTTP/1.1 101") == true)
+        #expect(await upgrade(second)?.hasPrefix("HTTP/1.1 101") == true)
+        let third = try await LineClient.connect(port: port)
+        #expect(await upgrade(third)?.hasPrefix("HTTP/1.1 101") == true)
+        #expect(await third.waitForClose(timeout: .seconds(10)))
         // The close frame: 0x88, its length, then the code 1013 (try again later), big-endian.
         let frame = third.unreadBytes.drop { $0 != 0x88 }
         #expect(Array(frame.dropFirst(2).prefix(2)) == [0x03, 0xF5], "close frame \(Array(frame.prefix(8)))")
@@ -156,9 +162,9 @@ struct HeadingdSignalKTests {
     }
 
     @Test func aClientThatNeverReadsIsDroppedWhileAnotherIsServed() async throws {
-        let (daemon, port) = try start(["--rate", "500", "--dropout-interval", "0"])
-        let stalled = try LineClient(port: port, receiveBuffer: 2048)
-        #expect(upgrade(stalled)?.hasPrefix("HTTP/1.1 101") == true)
+        let (daemon, port) = try await start(["--rate", "500", "--dropout-interval", "0"])
+        let stalled = try await LineClient.connect(port: port, receiveBuffer: 2048)
+        #expect(await upgrade(stalled)?.hasPrefix("HTTP/1.1 101") == true)
         let before = try #require(daemon.residentKiB)
         var peak = before
         let deadline = ContinuousClock.now + .seconds(60)
@@ -167,20 +173,20 @@ struct HeadingdSignalKTests {
             try await Task.sleep(for: .milliseconds(100))  // sampling the resident set while it waits
         }
         #expect(daemon.errors.contains("read nothing for 5.0 seconds"))
-        #expect(stalled.drainUntilClosed(timeout: .seconds(30)))
+        #expect(await stalled.drainUntilClosed(timeout: .seconds(30)))
         // Its backlog is bounded by construction (64 events, NIO's watermark, a 32 KiB socket buffer).
         print("RSS while a Signal K client stalled: \(before) KiB before, \(peak) KiB at most")
         #expect(peak - before < 16 * 1024, "RSS grew from \(before) KiB to \(peak) KiB")
-        let seen = try client("schema", port: port, seconds: 1)
+        let seen = try await client("schema", port: port, seconds: 1)
         #expect((seen["deltas"] as? Int ?? 0) > 50, "the others are served: \(seen["deltas"] ?? "none")")
         await stop(daemon)
     }
 
     /// A client that reads nothing holds a write; SIGTERM still ends headingd at once, with 0.
     @Test func sigtermEndsHeadingdPromptlyWhileAClientStalls() async throws {
-        let (daemon, port) = try start(["--rate", "500", "--dropout-interval", "0"])
-        let stalled = try LineClient(port: port, receiveBuffer: 2048)
-        #expect(upgrade(stalled)?.hasPrefix("HTTP/1.1 101") == true)
+        let (daemon, port) = try await start(["--rate", "500", "--dropout-interval", "0"])
+        let stalled = try await LineClient.connect(port: port, receiveBuffer: 2048)
+        #expect(await upgrade(stalled)?.hasPrefix("HTTP/1.1 101") == true)
         // Its buffers fill within a second at 500 Hz; nothing to await from outside.
         try await Task.sleep(for: .seconds(2))
         let asked = ContinuousClock.now
@@ -193,7 +199,7 @@ struct HeadingdSignalKTests {
     }
 
     @Test func anAddressInUseEndsHeadingdWith69NamingIt() async throws {
-        let (first, port) = try start([])
+        let (first, port) = try await start([])
         let second = DaemonProcess(arguments: ["--signalk", "--signalk-listen", "127.0.0.1:\(port)"])
         try second.start()
         #expect(await second.waitForExit(timeout: .seconds(20)))
@@ -209,8 +215,8 @@ struct HeadingdSignalKTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         var vessels: [String] = []
         for _ in 0..<2 {
-            let (daemon, port) = try start([], environment: ["STATE_DIRECTORY": directory.path])
-            let seen = try client("schema", port: port, seconds: 0.5)
+            let (daemon, port) = try await start([], environment: ["STATE_DIRECTORY": directory.path])
+            let seen = try await client("schema", port: port, seconds: 0.5)
             vessels.append(seen["self"] as? String ?? "")
             await stop(daemon)
         }

@@ -2,10 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKitTesting
 import Testing
 
 /// headingd end to end: the real binary, its output parsed as a consumer would.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(2)))
 struct HeadingdTests {
     private func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         try lines.map { line in
@@ -152,7 +153,7 @@ struct HeadingdTests {
 }
 
 /// Standard output that cannot be written: an error and a non-zero exit, never a silent success.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.processSlot, .timeLimit(.minutes(1)))
 struct HeadingdOutputFailureTests {
     @Test(arguments: [
         ["--count", "100", "--rate", "1000"],

@@ -2,9 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKitTesting
 import Testing
 
 /// `make install` with `PREFIX` and `DESTDIR`, staged into a scratch directory.
+@Suite(.processSlot)
 struct InstallTests {
     @Test(arguments: ["/usr", "/usr/local"])
     func makeInstallStagesBinaryUnitAndConfiguration(prefix: String) async throws {

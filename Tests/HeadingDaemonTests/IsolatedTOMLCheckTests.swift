@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKitTesting
 @testable import HeadingDaemon
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Testing
 /// The child-process check's own outcomes, with small scripts standing in for a parser that
 /// crashes, hangs or cannot start (headingd's own child is tested end to end in
 /// `ConfigurationTests` and `ReloadTests`).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.processSlot, .timeLimit(.minutes(1)))
 struct IsolatedTOMLCheckTests {
     /// A shell script of its own, removed with the value.
     final class Script {

@@ -2,10 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKitTesting
 import Testing
 
 /// Syslog priority prefixes for journald, only when `$JOURNAL_STREAM` says the journal is listening.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(2)))
 struct JournalPriorityTests {
     private static let journal = ["JOURNAL_STREAM": "8:123456"]
 

@@ -6,7 +6,7 @@ import HeadingKitTesting
 import Testing
 
 /// SIGHUP: the configuration read again; a broken one changes nothing.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(2)))
 struct ReloadTests {
     @Test func sighupAppliesAValidConfigurationBetweenReloadingAndReady() async throws {
         let directory = try ConfigurationTests.Directory(main: "format = \"text\"\n[simulation]\nrate = 200\n")

@@ -2,9 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKitTesting
 import Testing
 
 /// `systemd/headingd.service`, checked by systemd's own tools offline.
+@Suite(.processSlot)
 struct SystemdUnitTests {
     private static let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("systemd/headingd.service")

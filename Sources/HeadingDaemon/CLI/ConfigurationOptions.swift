@@ -19,6 +19,11 @@ struct ConfigurationOptions: ParsableArguments {
     )
     var checkConfig = false
 
+    // Not CommandConfiguration's version: with it ArgumentParser's man page grows a "help"
+    // subcommand headingd does not have.
+    @Flag(help: "Print headingd's version and exit.")
+    var version = false
+
     @Argument(help: ArgumentHelp("With --check-config: the main configuration file to check.", valueName: "path"))
     var checkConfigPath: String?
 

@@ -11,8 +11,7 @@ struct Headingd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "headingd",
         abstract: "Reads compass headings from one or more sources and prints one line per heading.",
-        discussion: discussion,
-        version: version
+        discussion: discussion
     )
 
     /// headingd's version, as the Debian package's changelog states it (a test keeps them equal).
@@ -35,6 +34,10 @@ struct Headingd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if configurationOptions.version {
+            LineWriter.standardOutput.write(Self.version)
+            return
+        }
         let loader = SettingsLoader(
             mainFile: configurationOptions.mainFile,
             mainFileIsRequired: configurationOptions.mainFileIsRequired,
