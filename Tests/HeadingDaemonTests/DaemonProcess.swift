@@ -84,30 +84,39 @@ final class DaemonProcess: @unchecked Sendable {
         let errorPipe = Pipe()
         process.standardOutput = outputPipe
         process.standardError = errorPipe
-        outputPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            self?.update { $0.output.append(data) }
-        }
-        errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            let arrived = ContinuousClock.now
-            if data.isEmpty { handle.readabilityHandler = nil }
-            self?.update {
-                $0.errors.append(data)
-                $0.errorArrivals.append(($0.errors.count, arrived))
-            }
+        // Each pipe is read to its end by a thread of its own. (Not readabilityHandler: its dispatch
+        // source outlived the descriptor when the termination handler read the rest, and
+        // libdispatch's manager thread crashed on the closed descriptor — seen once in CI.)
+        let drained = DispatchGroup()
+        for (pipe, isErrors) in [(outputPipe, false), (errorPipe, true)] {
+            let handle = pipe.fileHandleForReading
+            drained.enter()
+            Thread { [weak self] in
+                defer { drained.leave() }
+                while true {
+                    let data = handle.availableData  // blocks; empty at the end
+                    guard !data.isEmpty else { return }
+                    let arrived = ContinuousClock.now
+                    self?.update { state in
+                        if isErrors {
+                            state.errors.append(data)
+                            state.errorArrivals.append((state.errors.count, arrived))
+                        } else {
+                            state.output.append(data)
+                        }
+                    }
+                }
+            }.start()
         }
         process.terminationHandler = { [weak self] _ in
             let exitedAt = ContinuousClock.now
-            // Drain what the pipes still hold, then report the exit.
-            let restOfOutput = outputPipe.fileHandleForReading.readDataToEndOfFile()
-            let restOfErrors = errorPipe.fileHandleForReading.readDataToEndOfFile()
-            self?.update {
-                $0.output.append(restOfOutput)
-                $0.errors.append(restOfErrors)
-                $0.exited = true
-                $0.exitedAt = exitedAt
+            // The exit is reported once everything the pipes held is read (without blocking the
+            // thread that reports every process's end).
+            drained.notify(queue: .global()) {
+                self?.update {
+                    $0.exited = true
+                    $0.exitedAt = exitedAt
+                }
             }
         }
         try process.run()
