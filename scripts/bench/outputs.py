@@ -37,8 +37,15 @@ UPGRADE = (b"GET /signalk/v1/stream?subscribe=self HTTP/1.1\r\nHost: 127.0.0.1\r
            b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 
 
-def websocket_texts(pending):
-    """Takes the complete (unmasked, server-sent) frames off the front of `pending`; their payloads."""
+def pong(payload):
+    """A client's pong frame (masked, as a client's frames must be) for a ping's payload."""
+    mask = os.urandom(4)
+    return bytes([0x8A, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def websocket_texts(pending, connection=None):
+    """Takes the complete (unmasked, server-sent) frames off the front of `pending`; the text
+    payloads. A ping is answered (headingd pings every 30 s and closes a client that never answers)."""
     texts = []
     while len(pending) >= 2:
         length = pending[1] & 0x7F
@@ -55,6 +62,8 @@ def websocket_texts(pending):
             break
         if pending[0] & 0x0F == 1:
             texts.append(bytes(pending[offset:offset + length]))
+        elif pending[0] & 0x0F == 9 and connection is not None:
+            connection.sendall(pong(bytes(pending[offset:offset + length])))
         del pending[:offset + length]
     return texts
 
@@ -152,7 +161,7 @@ def main():
                     if not data:
                         sys.exit("bench-outputs: headingd closed a Signal K client")
                     pending += data
-                    for text in websocket_texts(pending):
+                    for text in websocket_texts(pending, key.fileobj):
                         marker = text.find(b'"navigation.headingTrue","value":')
                         if marker < 0 or on_tick is None:
                             continue
