@@ -148,10 +148,13 @@ struct HeadingdSignalKTests {
         let (daemon, port) = try await start(["--signalk-max-clients", "2"])
         let first = try await LineClient.connect(port: port)
         let second = try await LineClient.connect(port: port)
-        #expect(await upgrade(first)?.hasPrefix("HTTP/1.1 101") == true)
-        #expect(await upgrade(second)?.hasPrefix("HTTP/1.1 101") == true)
+        let answerFirst = await upgrade(first)
+        #expect(answerFirst?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answerFirst ?? "nothing")")
+        let answerSecond = await upgrade(second)
+        #expect(answerSecond?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answerSecond ?? "nothing")")
         let third = try await LineClient.connect(port: port)
-        #expect(await upgrade(third)?.hasPrefix("HTTP/1.1 101") == true)
+        let answerThird = await upgrade(third)
+        #expect(answerThird?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answerThird ?? "nothing")")
         #expect(await third.waitForClose(timeout: .seconds(10)))
         // The close frame: 0x88, its length, then the code 1013 (try again later), big-endian.
         let frame = third.unreadBytes.drop { $0 != 0x88 }
@@ -164,7 +167,8 @@ struct HeadingdSignalKTests {
     @Test func aClientThatNeverReadsIsDroppedWhileAnotherIsServed() async throws {
         let (daemon, port) = try await start(["--rate", "500", "--dropout-interval", "0"])
         let stalled = try await LineClient.connect(port: port, receiveBuffer: 2048)
-        #expect(await upgrade(stalled)?.hasPrefix("HTTP/1.1 101") == true)
+        let answerStalled = await upgrade(stalled)
+        #expect(answerStalled?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answerStalled ?? "nothing")")
         let before = try #require(daemon.residentKiB)
         var peak = before
         let deadline = ContinuousClock.now + .seconds(60)
@@ -186,7 +190,8 @@ struct HeadingdSignalKTests {
     @Test func sigtermEndsHeadingdPromptlyWhileAClientStalls() async throws {
         let (daemon, port) = try await start(["--rate", "500", "--dropout-interval", "0"])
         let stalled = try await LineClient.connect(port: port, receiveBuffer: 2048)
-        #expect(await upgrade(stalled)?.hasPrefix("HTTP/1.1 101") == true)
+        let answerStalled = await upgrade(stalled)
+        #expect(answerStalled?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answerStalled ?? "nothing")")
         // Its buffers fill within a second at 500 Hz; nothing to await from outside.
         try await Task.sleep(for: .seconds(2))
         let asked = ContinuousClock.now

@@ -14,6 +14,10 @@ import NIOWebSocket
 import ServiceLifecycle
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Serves the chosen, corrected heading as a Signal K source (Hummingbird): discovery at
 /// `/signalk`, the full model at `/signalk/v1/api/` and any sub-path of it, and the WebSocket delta
 /// stream at `/signalk/v1/stream` with `subscribe` / `unsubscribe` requests, each client at its own
@@ -64,21 +68,24 @@ final class SignalKOutput: Service, Sendable {
     }
 
     /// Checks that the address can be listened on, before the pipeline runs, so that one that
-    /// cannot ends headingd before any heading flows. (Hummingbird binds in ``run()``; the check
-    /// binds and releases the same address first.)
+    /// cannot ends headingd before any heading flows. Hummingbird binds in ``run()``; the check
+    /// binds a socket of its own to the same address and closes it, without listening: a listening
+    /// probe accepted a client that connected in that moment, and the client hung there unserved.
     /// - Throws: ``ListenError`` naming the address and the system's reason.
     func bind() async throws(ListenError) {
+        let address: SocketAddress
         do {
-            let probe = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-                .bind(host: configuration.address.host, port: configuration.address.port)
-                .get()
-            try await probe.close()
-        } catch let error as IOError {
-            throw ListenError(address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+            address = try SocketAddress.makeAddressResolvingHost(configuration.address.host, port: configuration.address.port)
         } catch {
             throw ListenError(address: configuration.address, reason: "\(error)")
         }
+        let descriptor = socket(Int32(address.protocol.rawValue), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw ListenError(address: configuration.address, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = address.withSockAddr { Glibc.bind(descriptor, $0, socklen_t($1)) }
+        guard bound == 0 else { throw ListenError(address: configuration.address, reason: String(cString: strerror(errno))) }
     }
 
     /// Serves until shutdown.
@@ -105,6 +112,8 @@ final class SignalKOutput: Service, Sendable {
                         try await outbound.close(.unknown(1013), reason: "\(configuration.maximumClients) clients already connected")
                     }
                 }
+                // Its slot is freed when the connection closes, whether or not the upgrade completed.
+                channel.closeFuture.whenComplete { _ in hub.removeClient(id) }
                 // A small kernel buffer, so that a client that stops reading is seen soon and holds
                 // little (Linux would otherwise let the buffer grow to megabytes).
                 try? await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: Self.socketSendBuffer).get()
