@@ -27,6 +27,7 @@ public struct SignalKNotification: Sendable, Hashable {
             }
         }
 
+        /// Whether `lhs` is less severe than `rhs`.
         public static func < (lhs: State, rhs: State) -> Bool { lhs.rank < rhs.rank }
     }
 
