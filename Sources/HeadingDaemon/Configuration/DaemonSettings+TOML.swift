@@ -7,7 +7,7 @@ import HeadingOutputs
 extension DaemonSettings {
     /// The settings as a TOML document, for `--check-config`.
     var tomlDescription: String {
-        func quoted(_ text: String) -> String { HeadingLineFormatter.quoted(text) }
+        func quoted(_ text: String) -> String { JSONText.quoted(text) }
         return """
             source = [\(sources.map { quoted($0.description) }.joined(separator: ", "))]
             format = \(quoted(format.rawValue))

@@ -39,7 +39,7 @@ struct NMEAFeedSettings: Sendable, Equatable {
 
     /// The three keys as TOML lines, for `--check-config`.
     var tomlLines: String {
-        let quoted = HeadingLineFormatter.quoted
+        let quoted = JSONText.quoted
         return """
             sentences = [\(sentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
             talker = \(quoted(talker))

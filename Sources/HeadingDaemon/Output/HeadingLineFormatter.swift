@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKit
+import HeadingOutputs
 import Synchronization
 
 #if canImport(Glibc)
@@ -134,27 +135,8 @@ final class HeadingLineFormatter: Sendable {
     /// `source` as a JSON string, remembered for the next heading from the same source.
     private func quoted(source: String) -> String {
         if let cached = quotedSource.withLock({ $0.name == source ? $0.quoted : nil }) { return cached }
-        let quoted = Self.quoted(source)
+        let quoted = JSONText.quoted(source)
         quotedSource.withLock { $0 = (source, quoted) }
         return quoted
-    }
-
-    /// A JSON string literal for `string`.
-    static func quoted(_ string: String) -> String {
-        var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }

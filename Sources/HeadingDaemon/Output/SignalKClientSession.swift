@@ -181,6 +181,6 @@ struct SignalKClientSession: Sendable {
 
     /// A Signal K request reply refusing a message.
     static func refusal(_ message: String) -> String {
-        "{\"state\":\"COMPLETED\",\"statusCode\":400,\"message\":" + SignalKDeltaEncoder.jsonString(message) + "}"
+        "{\"state\":\"COMPLETED\",\"statusCode\":400,\"message\":" + JSONText.quoted(message) + "}"
     }
 }

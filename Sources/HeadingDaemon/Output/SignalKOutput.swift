@@ -206,7 +206,7 @@ final class SignalKOutput: Service, Sendable {
     }
 
     private static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        let body = "{\"statusCode\":\(status.code),\"message\":\(SignalKDeltaEncoder.jsonString(message))}"
+        let body = "{\"statusCode\":\(status.code),\"message\":\(JSONText.quoted(message))}"
         return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -52,9 +52,6 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
         context = "vessels." + selfURN
     }
 
-    /// `text` as a JSON string, quotes included.
-    public static func jsonString(_ text: String) -> String { SignalKJSON.string(text) }
-
     /// Whether `urn` is a vessel identity Signal K accepts: `urn:mrn:signalk:uuid:` and a version 4
     /// UUID, or `urn:mrn:imo:mmsi:` and nine digits from 2 to 7.
     public static func isVesselURN(_ urn: String) -> Bool {
@@ -133,16 +130,16 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
 
     /// The WebSocket stream's first message: who is speaking, for which vessel, and when.
     public func hello(at timestamp: Date) -> String {
-        "{\"name\":\"headingd\",\"version\":\"\(SignalKModel.version)\",\"self\":\(SignalKJSON.string(context)),"
+        "{\"name\":\"headingd\",\"version\":\"\(SignalKModel.version)\",\"self\":\(JSONText.quoted(context)),"
             + "\"roles\":[\"master\",\"main\"],\"timestamp\":\(SignalKJSON.timestamp(timestamp))}"
     }
 
     /// The discovery document served at `/signalk`, for clients that reached headingd at `authority` (`host:port`).
     public static func discovery(authority: String, serverVersion: String) -> String {
         "{\"endpoints\":{\"v1\":{\"version\":\"\(SignalKModel.version)\","
-            + "\"signalk-http\":\(SignalKJSON.string("http://\(authority)/signalk/v1/api/")),"
-            + "\"signalk-ws\":\(SignalKJSON.string("ws://\(authority)/signalk/v1/stream"))}},"
-            + "\"server\":{\"id\":\"headingd\",\"version\":\(SignalKJSON.string(serverVersion))}}"
+            + "\"signalk-http\":\(JSONText.quoted("http://\(authority)/signalk/v1/api/")),"
+            + "\"signalk-ws\":\(JSONText.quoted("ws://\(authority)/signalk/v1/stream"))}},"
+            + "\"server\":{\"id\":\"headingd\",\"version\":\(JSONText.quoted(serverVersion))}}"
     }
 
     /// The delta that says `paths` have no current value (each `null`), for a heading gone stale:
@@ -153,17 +150,17 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
 
     /// The delta that raises, changes or clears one notification.
     public func delta(for notification: SignalKNotification) -> String {
-        let value = "{\"state\":\(SignalKJSON.string(notification.state.rawValue)),\"method\":["
-            + notification.method.map { SignalKJSON.string($0.rawValue) }.joined(separator: ",")
-            + "],\"message\":\(SignalKJSON.string(notification.message))}"
-        return "{\"context\":\(SignalKJSON.string(context)),\"updates\":[{\"$source\":"
-            + SignalKJSON.string(Self.sourceReference(for: notification.source))
+        let value = "{\"state\":\(JSONText.quoted(notification.state.rawValue)),\"method\":["
+            + notification.method.map { JSONText.quoted($0.rawValue) }.joined(separator: ",")
+            + "],\"message\":\(JSONText.quoted(notification.message))}"
+        return "{\"context\":\(JSONText.quoted(context)),\"updates\":[{\"$source\":"
+            + JSONText.quoted(Self.sourceReference(for: notification.source))
             + ",\"timestamp\":\(SignalKJSON.timestamp(notification.timestamp)),\"values\":[{\"path\":"
-            + SignalKJSON.string(notification.path) + ",\"value\":" + value + "}]}]}"
+            + JSONText.quoted(notification.path) + ",\"value\":" + value + "}]}]}"
     }
 
     private func update(source: String, timestamp: Date, values: [(Path, String)], meta: [Path], modelVariation: Bool = false) -> String {
-        let reference = SignalKJSON.string(Self.sourceReference(for: source))
+        let reference = JSONText.quoted(Self.sourceReference(for: source))
         let stamp = SignalKJSON.timestamp(timestamp)
         func entries(_ values: [(Path, String)]) -> String {
             values.map { "{\"path\":\"\($0.0.rawValue)\",\"value\":\($0.1)}" }.joined(separator: ",")
@@ -171,13 +168,13 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
         // A variation from the World Magnetic Model is the model's, not the sensor's: an update of its own.
         let fromModel = modelVariation ? values.filter { $0.0 == .magneticVariation } : []
         let fromSource = modelVariation ? values.filter { $0.0 != .magneticVariation } : values
-        var json = "{\"context\":" + SignalKJSON.string(context) + ",\"updates\":["
+        var json = "{\"context\":" + JSONText.quoted(context) + ",\"updates\":["
         json += "{\"$source\":" + reference + ",\"timestamp\":" + stamp + ",\"values\":[" + entries(fromSource) + "]"
         if !meta.isEmpty {
             json += ",\"meta\":["
             json += meta.map { path in
                 "{\"path\":\"\(path.rawValue)\",\"value\":{\"units\":\"\(path.units)\",\"description\":"
-                    + SignalKJSON.string(path.description) + "}}"
+                    + JSONText.quoted(path.description) + "}}"
             }.joined(separator: ",")
             json += "]"
         }

@@ -11,26 +11,6 @@ import Foundation
 /// The few JSON pieces Signal K messages are made of, written straight into a string: no
 /// encoder, no intermediate dictionary.
 enum SignalKJSON {
-    /// `text` as a JSON string, quotes included; control characters are escaped.
-    static func string(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
-
     /// A number in its shortest form that reads back the same; `null` when it is not finite.
     static func number(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "null" }

@@ -85,13 +85,13 @@ public struct SignalKModel: Sendable {
             switch self {
             case .raw(let text): return text
             case .object(let members):
-                return "{" + members.map { SignalKJSON.string($0.0) + ":" + $0.1.json }.joined(separator: ",") + "}"
+                return "{" + members.map { JSONText.quoted($0.0) + ":" + $0.1.json }.joined(separator: ",") + "}"
             }
         }
     }
 
     private func tree() -> Node {
-        var vessel: [(String, Node)] = [("uuid", .raw(SignalKJSON.string(selfURN)))]
+        var vessel: [(String, Node)] = [("uuid", .raw(JSONText.quoted(selfURN)))]
         var navigation: [(String, Node)] = []
         for path in SignalKDeltaEncoder.Path.allCases {
             // A value gone stale is left out: the schema has no null heading, and none is current.
@@ -103,13 +103,13 @@ public struct SignalKModel: Sendable {
             // notifications.navigation.heading.<code>
             let codes = notifications.map { notification -> (String, Node) in
                 let value = Node.object([
-                    ("state", .raw(SignalKJSON.string(notification.state.rawValue))),
-                    ("method", .raw("[" + notification.method.map { SignalKJSON.string($0.rawValue) }.joined(separator: ",") + "]")),
-                    ("message", .raw(SignalKJSON.string(notification.message))),
+                    ("state", .raw(JSONText.quoted(notification.state.rawValue))),
+                    ("method", .raw("[" + notification.method.map { JSONText.quoted($0.rawValue) }.joined(separator: ",") + "]")),
+                    ("message", .raw(JSONText.quoted(notification.message))),
                 ])
                 let leaf: Node = .object([
                     ("value", value), ("timestamp", .raw(SignalKJSON.timestamp(notification.timestamp))),
-                    ("$source", .raw(SignalKJSON.string(SignalKDeltaEncoder.sourceReference(for: notification.source)))),
+                    ("$source", .raw(JSONText.quoted(SignalKDeltaEncoder.sourceReference(for: notification.source)))),
                 ])
                 return (String(notification.path.dropFirst(SignalKNotification.pathPrefix.count)), leaf)
             }
@@ -117,11 +117,11 @@ public struct SignalKModel: Sendable {
         }
         let sourceNodes = sources.sorted().map { source -> (String, Node) in
             let reference = SignalKDeltaEncoder.sourceReference(for: source)
-            return (String(reference.dropFirst("headingd.".count)), .object([("label", .raw(SignalKJSON.string(source))), ("type", .raw("\"headingd\""))]))
+            return (String(reference.dropFirst("headingd.".count)), .object([("label", .raw(JSONText.quoted(source))), ("type", .raw("\"headingd\""))]))
         }
         return .object([
-            ("version", .raw(SignalKJSON.string(Self.version))),
-            ("self", .raw(SignalKJSON.string(encoder.context))),
+            ("version", .raw(JSONText.quoted(Self.version))),
+            ("self", .raw(JSONText.quoted(encoder.context))),
             ("vessels", .object([(selfURN, .object(vessel))])),
             ("sources", .object([("headingd", .object(sourceNodes))])),
         ])
@@ -130,7 +130,7 @@ public struct SignalKModel: Sendable {
     private static func node(_ leaf: Leaf) -> Node {
         .object([
             ("value", .raw(leaf.value)), ("timestamp", .raw(SignalKJSON.timestamp(leaf.timestamp))),
-            ("$source", .raw(SignalKJSON.string(leaf.source))),
+            ("$source", .raw(JSONText.quoted(leaf.source))),
         ])
     }
 }
