@@ -29,8 +29,8 @@ struct SignalKClientSession: Sendable {
 
     private struct State {
         var subscriptions: SignalKSubscriptionSet
-        var latest: Heading?
-        var rateOfTurn: Double?
+        /// The latest heading and its values, until it goes stale.
+        var latest: (heading: Heading, values: [(SignalKDeltaEncoder.Path, String)])?
         var metaSent: Set<SignalKDeltaEncoder.Path> = []
     }
 
@@ -77,14 +77,13 @@ struct SignalKClientSession: Sendable {
     private func deltas(for event: SignalKHub.Event, shared: Shared, now: Duration) -> [String] {
         let encoder = hub.encoder
         switch event {
-        case .heading(let heading, let rate, let fullDelta):
+        case .heading(let heading, let values, let fullDelta):
             return shared.state.withLock { state in
-                state.latest = heading
-                state.rateOfTurn = rate
-                let changed = encoder.values(for: heading, rateOfTurn: rate).map(\.0.rawValue)
+                state.latest = (heading, values)
+                let changed = values.map(\.0.rawValue)
                 let send = state.subscriptions.changed(changed, at: now)
                 // Every path, meta already sent: the hub's delta, encoded once for all clients.
-                if let fullDelta, send.count == changed.count, state.metaSent.isSuperset(of: changed.compactMap(SignalKDeltaEncoder.Path.init(rawValue:))) {
+                if let fullDelta, send.count == changed.count, state.metaSent.isSuperset(of: values.map(\.0)) {
                     return [fullDelta]
                 }
                 return delta(of: send, state: &state).map { [$0] } ?? []
@@ -109,11 +108,11 @@ struct SignalKClientSession: Sendable {
     }
 
     private func delta(of paths: [String], state: inout State) -> String? {
-        guard !paths.isEmpty, let heading = state.latest else { return nil }
+        guard !paths.isEmpty, let (heading, values) = state.latest else { return nil }
         let selected = Set(paths.compactMap(SignalKDeltaEncoder.Path.init(rawValue:)))
         let meta = !state.metaSent.isSuperset(of: selected)
         state.metaSent.formUnion(selected)
-        return hub.encoder.delta(for: heading, rateOfTurn: state.rateOfTurn, paths: selected, includingMeta: meta)
+        return hub.encoder.delta(for: heading, values: values.filter { selected.contains($0.0) }, includingMeta: meta)
     }
 
     /// Reads the client's messages: subscribe and unsubscribe change its set; anything else is

@@ -13,9 +13,9 @@ import Synchronization
 final class SignalKHub: Sendable {
     /// One event for the stream clients.
     enum Event: Sendable {
-        /// A heading, with its rate of turn in radians a second when known, and its delta with
-        /// every path and no meta, encoded once for all the clients that want just that.
-        case heading(Heading, rateOfTurn: Double?, fullDelta: String?)
+        /// A heading with its paths' values (rate of turn included when known), written once,
+        /// and its delta with every path and no meta, for all the clients that want just that.
+        case heading(Heading, values: [(SignalKDeltaEncoder.Path, String)], fullDelta: String?)
         /// These paths have no current value (the heading went stale).
         case unavailable([SignalKDeltaEncoder.Path], source: String, at: Date)
         /// A notification raised or cleared.
@@ -123,9 +123,10 @@ final class SignalKHub: Sendable {
             case .heading(let heading):
                 // Degrees a minute → radians a second.
                 let rate = state.rateOfTurn.rate(after: heading).map { $0 * .pi / 180 / 60 }
-                state.model.update(with: heading, rateOfTurn: rate)
+                let values = encoder.values(for: heading, rateOfTurn: rate)
+                state.model.update(with: heading, values: values)
                 state.lastSource = heading.source
-                events.append(.heading(heading, rateOfTurn: rate, fullDelta: nil))
+                events.append(.heading(heading, values: values, fullDelta: nil))
             case .fault(let fault) where Self.silencing.contains(fault.code) && fault.source == state.lastSource:
                 let paths = state.model.makeUnavailable(at: fault.timestamp)
                 if !paths.isEmpty { events.append(.unavailable(paths, source: fault.source, at: fault.timestamp)) }
@@ -137,8 +138,8 @@ final class SignalKHub: Sendable {
         guard !clients.isEmpty else { return }
         // The full delta is encoded here, once, outside the lock, rather than by each client.
         events = events.map { event in
-            guard case .heading(let heading, let rate, _) = event else { return event }
-            return .heading(heading, rateOfTurn: rate, fullDelta: encoder.delta(for: heading, rateOfTurn: rate))
+            guard case .heading(let heading, let values, _) = event else { return event }
+            return .heading(heading, values: values, fullDelta: encoder.delta(for: heading, values: values))
         }
         for client in clients {
             for event in events { client.yield(event) }

@@ -121,9 +121,16 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
     ) -> String? {
         var selected = values(for: heading, rateOfTurn: rateOfTurn)
         if let paths { selected.removeAll { !paths.contains($0.0) } }
-        guard !selected.isEmpty else { return nil }
+        return delta(for: heading, values: selected, includingMeta: includingMeta)
+    }
+
+    /// The delta for one heading from values already written (``values(for:rateOfTurn:)``, or
+    /// some of them), so that one heading's numbers are formatted once however many deltas carry them.
+    /// - Returns: The delta as one line of JSON; `nil` when `values` is empty.
+    public func delta(for heading: Heading, values: [(Path, String)], includingMeta: Bool = false) -> String? {
+        guard !values.isEmpty else { return nil }
         return update(
-            source: heading.source, timestamp: heading.timestamp, values: selected, meta: includingMeta ? selected.map(\.0) : [],
+            source: heading.source, timestamp: heading.timestamp, values: values, meta: includingMeta ? values.map(\.0) : [],
             modelVariation: heading.variationOrigin == .model
         )
     }

@@ -38,7 +38,12 @@ public struct SignalKModel: Sendable {
 
     /// Takes a heading: each path it gives a value for now has that value.
     public mutating func update(with heading: Heading, rateOfTurn: Double?) {
-        for (path, value) in encoder.values(for: heading, rateOfTurn: rateOfTurn) {
+        update(with: heading, values: encoder.values(for: heading, rateOfTurn: rateOfTurn))
+    }
+
+    /// Takes a heading whose values are already written (``SignalKDeltaEncoder/values(for:rateOfTurn:)``).
+    public mutating func update(with heading: Heading, values written: [(SignalKDeltaEncoder.Path, String)]) {
+        for (path, value) in written {
             values[path] = Leaf(value: value, timestamp: heading.timestamp, source: SignalKDeltaEncoder.sourceReference(of: path, in: heading))
         }
         sources.insert(heading.source)
