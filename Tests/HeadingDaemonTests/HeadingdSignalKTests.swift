@@ -144,17 +144,28 @@ struct HeadingdSignalKTests {
         return await client.readLine()
     }
 
+    /// Upgrades `client` to the stream, expecting 101 and saying what came instead.
+    private func expectUpgrade(_ client: LineClient, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let answer = await upgrade(client)
+        #expect(answer?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answer ?? "nothing")", sourceLocation: sourceLocation)
+    }
+
+    /// headingd at 500 Hz with a stream client that has a small receive buffer and never reads.
+    private func startWithAStalledClient() async throws -> (DaemonProcess, UInt16, LineClient) {
+        let (daemon, port) = try await start(["--rate", "500", "--dropout-interval", "0"])
+        let stalled = try await LineClient.connect(port: port, receiveBuffer: 2048)
+        await expectUpgrade(stalled)
+        return (daemon, port, stalled)
+    }
+
     @Test func theClientBeyondTheLimitIsClosedWith1013AndOneLogLine() async throws {
         let (daemon, port) = try await start(["--signalk-max-clients", "2"])
         let first = try await LineClient.connect(port: port)
         let second = try await LineClient.connect(port: port)
-        let answerFirst = await upgrade(first)
-        #expect(answerFirst?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answerFirst ?? "nothing")")
-        let answerSecond = await upgrade(second)
-        #expect(answerSecond?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answerSecond ?? "nothing")")
+        await expectUpgrade(first)
+        await expectUpgrade(second)
         let third = try await LineClient.connect(port: port)
-        let answerThird = await upgrade(third)
-        #expect(answerThird?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answerThird ?? "nothing")")
+        await expectUpgrade(third)
         #expect(await third.waitForClose(timeout: .seconds(10)))
         // The close frame: 0x88, its length, then the code 1013 (try again later), big-endian.
         let frame = third.unreadBytes.drop { $0 != 0x88 }
@@ -165,10 +176,7 @@ struct HeadingdSignalKTests {
     }
 
     @Test func aClientThatNeverReadsIsDroppedWhileAnotherIsServed() async throws {
-        let (daemon, port) = try await start(["--rate", "500", "--dropout-interval", "0"])
-        let stalled = try await LineClient.connect(port: port, receiveBuffer: 2048)
-        let answerStalled = await upgrade(stalled)
-        #expect(answerStalled?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answerStalled ?? "nothing")")
+        let (daemon, port, stalled) = try await startWithAStalledClient()
         let before = try #require(daemon.residentKiB)
         var peak = before
         let deadline = ContinuousClock.now + .seconds(60)
@@ -188,10 +196,7 @@ struct HeadingdSignalKTests {
 
     /// A client that reads nothing holds a write; SIGTERM still ends headingd at once, with 0.
     @Test func sigtermEndsHeadingdPromptlyWhileAClientStalls() async throws {
-        let (daemon, port) = try await start(["--rate", "500", "--dropout-interval", "0"])
-        let stalled = try await LineClient.connect(port: port, receiveBuffer: 2048)
-        let answerStalled = await upgrade(stalled)
-        #expect(answerStalled?.hasPrefix("HTTP/1.1 101") == true, "answered: \(answerStalled ?? "nothing")")
+        let (daemon, _, stalled) = try await startWithAStalledClient()
         // Its buffers fill within a second at 500 Hz; nothing to await from outside.
         try await Task.sleep(for: .seconds(2))
         let asked = ContinuousClock.now
