@@ -68,6 +68,16 @@ def websocket_texts(pending, connection=None):
     return texts
 
 
+def receive_into(connection, pending, what):
+    """Appends what `connection` has to `pending`; the time it arrived (ns). Exits if it closed."""
+    data = connection.recv(65536)
+    received = time.monotonic_ns()
+    if not data:
+        sys.exit(f"bench-outputs: headingd closed {what}")
+    pending += data
+    return received
+
+
 def sentence(heading):
     body = f"HEHDT,{heading:.1f},T"
     checksum = reduce(lambda a, c: a ^ ord(c), body, 0)
@@ -156,11 +166,7 @@ def main():
                         watchers.append(key.fileobj)
                 elif kind == "ws-client":
                     count, pending = state
-                    data = key.fileobj.recv(65536)
-                    received = time.monotonic_ns()
-                    if not data:
-                        sys.exit("bench-outputs: headingd closed a Signal K client")
-                    pending += data
+                    received = receive_into(key.fileobj, pending, "a Signal K client")
                     for text in websocket_texts(pending, key.fileobj):
                         marker = text.find(b'"navigation.headingTrue","value":')
                         if marker < 0 or on_tick is None:
@@ -174,11 +180,7 @@ def main():
                             latencies[count].append((received - sent_at[heading]) / 1000)
                 elif kind == "nmea-client":
                     count, pending = state
-                    data = key.fileobj.recv(65536)
-                    received = time.monotonic_ns()
-                    if not data:
-                        sys.exit("bench-outputs: headingd closed an NMEA client")
-                    pending += data
+                    received = receive_into(key.fileobj, pending, "an NMEA client")
                     while b"\n" in pending:
                         line, _, rest = pending.partition(b"\n")
                         pending[:] = rest
