@@ -125,6 +125,8 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
     /// Which gpsd this source reads, and how.
     public let configuration: Configuration
     private let state = HeadingSourceState(State())
+    /// Connection-state streams whose consumers went away: removed at the next change or stream.
+    private let endedObservers = EndedStreams()
 
     /// Creates a source; nothing connects until ``start()``.
     /// - Parameter configuration: Which gpsd to read, and how.
@@ -157,14 +159,14 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
     public func connectionStates() -> AsyncStream<ConnectionState> {
         let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self, bufferingPolicy: .bufferingNewest(64))
         let key = state.withLock { state in
+            for key in endedObservers.take() { state.observers.removeValue(forKey: key) }
             defer { state.nextObserver += 1 }
             state.observers[state.nextObserver] = continuation
             continuation.yield(state.connectionState)
             return state.nextObserver
         }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: key) }
-        }
+        // Not the state's lock, which is held while yielding: see ``EndedStreams``.
+        continuation.onTermination = { [endedObservers] _ in endedObservers.record(key) }
         return stream
     }
 
@@ -224,6 +226,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         state.withLock { state in
             guard state.connectionState != connectionState else { return }
             state.connectionState = connectionState
+            for key in endedObservers.take() { state.observers.removeValue(forKey: key) }
             for observer in state.observers.values { observer.yield(connectionState) }
         }
     }
@@ -251,6 +254,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
             state.runningReaders -= 1
             if state.runningReaders == 0, state.signal == nil {
                 state.connectionState = .idle
+                for key in endedObservers.take() { state.observers.removeValue(forKey: key) }
                 for observer in state.observers.values { observer.yield(.idle) }
             }
             guard state.runningReaders == 0 else { return [CheckedContinuation<Void, Never>]() }

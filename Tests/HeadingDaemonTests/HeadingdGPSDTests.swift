@@ -39,8 +39,24 @@ struct HeadingdGPSDTests {
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
         #expect(daemon.exitedNormally)
-        #expect(daemon.terminationStatus == 0)
+        #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors)")
         #expect(daemon.errors.contains("headingd: fault: \(endpoint): sourceUnavailable: cannot connect to gpsd at 127.0.0.1:"))
+    }
+
+    @Test func aSIGTERMAsSoonAsTheSourceStartsIsACleanStop() async throws {
+        // Found by CI: a signal this early stopped the connection-state watcher while the gpsd
+        // reader ended, and the two deadlocked (or the signal was lost before the service group
+        // armed its handlers); the stop deadline ended headingd 1.5 s later, exit status 143.
+        let endpoint = "gpsd://127.0.0.1:\(GPSFake.freePort())"
+        for attempt in 1...25 {
+            let daemon = DaemonProcess(arguments: ["--source", endpoint])
+            try daemon.start()
+            #expect(await daemon.wait(untilErrorsContain: "\(endpoint): connecting"))
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(10)))
+            #expect(daemon.exitedNormally && daemon.terminationStatus == 0, "attempt \(attempt), stderr: \(daemon.errors)")
+            if daemon.terminationStatus != 0 { break }
+        }
     }
 
     @Test(arguments: [

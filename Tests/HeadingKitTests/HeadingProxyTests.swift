@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Dispatch
+import Foundation
 import HeadingKit
 import HeadingKitTesting
+import Synchronization
 import Testing
 
 #if canImport(Combine)
@@ -282,6 +284,35 @@ struct HeadingProxyTests {
         #expect(received == (0..<500).map { Double($0) / 2 })
     }
 
+    @Test func consumersStoppingWhileHeadingsFlowNeverDeadlockTheSource() async {
+        // A consumer that stops (its task cancelled) while it waits for the next heading: the
+        // runtime ends its stream holding its lock on that task, and the source's yield to it
+        // needs that lock too. The proxy must not hold its own lock on both paths.
+        let source = ScriptedHeadingSource(name: "flood")
+        let proxy = HeadingProxy(source: source, delivery: .immediate)
+        proxy.enable()
+        let counters = FloodCounters()
+        Thread {
+            while counters.isFlooding { source.send(trueHeading: 1); counters.sent() }
+        }.start()
+        defer { counters.stop() }
+        let rounds = Recorder<Int>()
+        Thread {
+            for round in 0..<300 {
+                let first = DispatchSemaphore(value: 0)
+                let consumer = Task {
+                    for await _ in proxy.headings() { first.signal() }
+                }
+                first.wait()
+                consumer.cancel()
+                rounds.record(round)
+            }
+        }.start()
+        #expect(await rounds.wait(timeout: .seconds(60)) { $0.count == 300 }, "\(rounds.events.count) of 300 consumers stopped")
+        let sentBefore = counters.count
+        #expect(await counters.waitUntil(timeout: .seconds(10)) { $0 > sentBefore + 1000 }, "the source is stuck")
+    }
+
     @Test func bufferingPolicyDropsOnlyWhatItSays() async {
         let source = ScriptedHeadingSource()
         let proxy = HeadingProxy(source: source)
@@ -307,5 +338,25 @@ struct HeadingProxyTests {
         #expect(recorder.headings.map(\.trueHeading) == [5])
         #expect(!proxy.isEnabled)
         #expect(source.stopCount == 1)
+    }
+}
+
+/// The flooding thread's switch and count.
+private final class FloodCounters: Sendable {
+    private let state = Mutex((flooding: true, sent: 0))
+
+    var isFlooding: Bool { state.withLock { $0.flooding } }
+    var count: Int { state.withLock { $0.sent } }
+    func sent() { state.withLock { $0.sent += 1 } }
+    func stop() { state.withLock { $0.flooding = false } }
+
+    /// Polls the count until `condition` holds: a count has no event to await.
+    func waitUntil(timeout: Duration, _ condition: (Int) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(count) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition(count)
     }
 }

@@ -60,8 +60,11 @@ struct Headingd: AsyncParsableCommand {
             return
         }
         bootstrapLogging(verbose: settings.verbose)
-        StopDeadline.arm()
-        let runner = PipelineRunner(loader: loader, headingLimit: outputOptions.count, logger: Logger(label: "headingd"))
+        let shutdown = ShutdownRequest()
+        StopDeadline.arm(requesting: shutdown)
+        let runner = PipelineRunner(
+            loader: loader, headingLimit: outputOptions.count, shutdown: shutdown, logger: Logger(label: "headingd")
+        )
         let status = try await runner.run(settings)
         if status != .success { throw ExitCode(status.rawValue) }
     }

@@ -6,7 +6,8 @@ import Dispatch
 import Glibc
 #endif
 
-/// Makes SIGTERM and SIGINT end headingd within a bound, whatever its threads are doing.
+/// Watches SIGTERM and SIGINT for the whole process: the first asks for a graceful shutdown
+/// (``ShutdownRequest``), and the process ends within a bound whatever its threads are doing.
 ///
 /// The graceful shutdown (ServiceLifecycle) runs on the cooperative thread pool; a thread stuck
 /// in a blocking `read(2)` (a replay of a FIFO no one writes) or `write(2)` (standard output to a
@@ -24,9 +25,10 @@ enum StopDeadline {
     /// ``arm()``, once, before any signal can reach a source, and never read.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
-    /// Starts watching SIGTERM and SIGINT. Call once, before the service group installs its own
-    /// handlers (both receive every signal).
-    static func arm() {
+    /// Starts watching SIGTERM and SIGINT. Call once, before anything is started that a signal
+    /// should stop.
+    /// - Parameter shutdown: Asked for at the first signal.
+    static func arm(requesting shutdown: ShutdownRequest) {
         let queue = DispatchQueue(label: "headingd.stop-deadline")
         // Read and written only by the handlers, which all run on `queue`, a serial queue.
         var signalled = 0
@@ -36,6 +38,7 @@ enum StopDeadline {
             source.setEventHandler {
                 signalled += 1
                 if signalled > 1 { forceExit(number, reason: "a second signal") }
+                shutdown.request()
                 queue.asyncAfter(deadline: .now() + limit) {
                     forceExit(number, reason: "the shutdown did not finish within 1.5 s")
                 }
@@ -52,6 +55,12 @@ enum StopDeadline {
         let flags = fcntl(2, F_GETFL)
         if flags >= 0 { _ = fcntl(2, F_SETFL, flags | O_NONBLOCK) }
         _ = message.withCString { write(2, $0, strlen($0)) }
+        // This runs on a dispatch thread, which blocks signals: unblock it so that it takes its
+        // default action here, as the unhandled signal would have (systemd counts SIGTERM as a clean stop).
+        var only = sigset_t()
+        sigemptyset(&only)
+        sigaddset(&only, number)
+        pthread_sigmask(SIG_UNBLOCK, &only, nil)
         signal(number, SIG_DFL)
         raise(number)
         _exit(128 + number)

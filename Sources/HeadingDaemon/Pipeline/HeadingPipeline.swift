@@ -90,8 +90,9 @@ struct HeadingPipeline {
     /// - Parameters:
     ///   - reloader: Ends the run when SIGHUP brings a valid configuration.
     ///   - notifySocket: systemd's socket, when under systemd.
+    ///   - shutdown: SIGTERM or SIGINT, which ends the run gracefully (the group traps no signals).
     ///   - logger: The service group's logger.
-    func run(reloader: ConfigurationReloader, notifySocket: NotifySocket?, logger: Logger) async throws {
+    func run(reloader: ConfigurationReloader, notifySocket: NotifySocket?, shutdown: ShutdownRequest, logger: Logger) async throws {
         defer { bridge.cancel() }
         // Outputs listen before anything runs: an address in use ends headingd with no heading sent.
         try await nmeaTCPOutput?.bind()
@@ -102,11 +103,10 @@ struct HeadingPipeline {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services(reloader: reloader, notifySocket: notifySocket),
-                gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
         )
-        try await group.run()
+        try await shutdown.run(group)
         for case let gpsd as GPSDHeadingSource in sources { await gpsd.waitUntilStopped() }
     }
 

@@ -13,6 +13,8 @@ struct PipelineRunner: Sendable {
     let loader: SettingsLoader
     /// Ends each run after this many headings (`--count`).
     let headingLimit: Int?
+    /// SIGTERM or SIGINT: ends the running pipeline, and no other starts.
+    let shutdown: ShutdownRequest
     /// The services' logger.
     let logger: Logger
 
@@ -41,12 +43,12 @@ struct PipelineRunner: Sendable {
             }
             let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, signalKSelf: identity(), logger: logger)
             do {
-                try await pipeline.run(reloader: reloader, notifySocket: notifySocket, logger: logger)
+                try await pipeline.run(reloader: reloader, notifySocket: notifySocket, shutdown: shutdown, logger: logger)
             } catch let error as any OutputOpenError {
                 LineWriter.standardError.write("headingd: \(error)", priority: .error)
                 return .outputUnavailable
             }
-            guard let next = reloader.pendingSettings else { return pipeline.exitStatus(strict: current.replayStrict) }
+            guard let next = reloader.pendingSettings, !shutdown.isRequested else { return pipeline.exitStatus(strict: current.replayStrict) }
             current = next
         }
     }

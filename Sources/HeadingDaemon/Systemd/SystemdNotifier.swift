@@ -32,7 +32,10 @@ final class SystemdNotifier: Service, Sendable {
     private let center: NotificationCenter
     private let sourceName: String
     private let watchdogInterval: Duration?
-    private let sleep: @Sendable (Duration) async throws -> Void
+    /// The time on the clock since this notifier was made.
+    private let elapsed: @Sendable () -> Duration
+    /// Sleeps until the clock shows this much time since this notifier was made.
+    private let sleepUntilElapsed: @Sendable (Duration) async throws -> Void
     private let isReloading: @Sendable () -> Bool
     private let state = Mutex(State())
     /// The center's observer, set once in init (its closure needs `self`); removed when this
@@ -66,7 +69,9 @@ final class SystemdNotifier: Service, Sendable {
         self.center = center
         self.sourceName = sourceName
         self.watchdogInterval = watchdogInterval
-        self.sleep = { try await clock.sleep(for: $0) }
+        let origin = clock.now
+        self.elapsed = { origin.duration(to: clock.now) }
+        self.sleepUntilElapsed = { try await clock.sleep(until: origin.advanced(by: $0), tolerance: nil) }
         let observation = center.addHeadingEventObserver { [weak self] event in self?.handle(event) }
         self.observation.withLock { $0 = observation }
     }
@@ -74,16 +79,24 @@ final class SystemdNotifier: Service, Sendable {
 
     /// Sends `READY=1`, then ticks (watchdog, status) until shutdown, and sends `STOPPING=1`.
     func run() async {
+        let interval = watchdogInterval ?? .seconds(5)
+        let firstTick = elapsed() + interval  // on the clock before READY=1, which a watcher may act on
         socket.send("READY=1")
         state.withLock { $0.isReady = true }
         sendStatusIfChanged()
-        let interval = watchdogInterval ?? .seconds(5)
         await withGracefulShutdownHandler {
             await cancelWhenGracefulShutdown {
+                // Ticks on a grid of instants on the clock one interval apart, not sleeps from
+                // whenever the last tick ended: no drift, and a loop that reaches its sleep late
+                // (a busy machine) sends the tick at once. Ticks missed in a longer stall are not
+                // sent in a burst: the next is the first grid instant still ahead.
+                var due = firstTick
                 while !Task.isCancelled {
-                    do { try await self.sleep(interval) } catch { break }
+                    do { try await self.sleepUntilElapsed(due) } catch { break }
                     guard !Task.isCancelled else { break }  // a clock may end a sleep early on cancellation
                     self.tick(seconds: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+                    let now = self.elapsed()
+                    due += interval * (Int(((now - due) / interval).rounded(.down)) + 1)
                 }
             }
         } onGracefulShutdown: { [socket, isReloading] in

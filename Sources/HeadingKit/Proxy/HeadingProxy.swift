@@ -57,6 +57,8 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     private let subject = PassthroughSubject<HeadingEvent, Never>()
     private var streams: [Int: StreamSink] = [:]
     private var nextStreamID = 0
+    /// Streams whose consumers went away: taken out of `streams` at the next event or stream.
+    private let endedStreams = EndedStreams()
 
     /// Creates a proxy and makes itself the source's delegate. Nothing starts until ``enable()``.
     /// - Parameters:
@@ -226,14 +228,18 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
 
     private func addStream<Element>(_ sink: StreamSink, _ continuation: AsyncStream<Element>.Continuation) {
         let id = lock.withLock {
+            removeEndedStreams()
             defer { nextStreamID += 1 }
             streams[nextStreamID] = sink
             return nextStreamID
         }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            _ = self.lock.withLock { self.streams.removeValue(forKey: id) }
-        }
+        // Not `lock`: see ``EndedStreams``.
+        continuation.onTermination = { [endedStreams] _ in endedStreams.record(id) }
+    }
+
+    /// Forgets the streams whose consumers went away. Called with `lock` held.
+    private func removeEndedStreams() {
+        for id in endedStreams.take() { streams.removeValue(forKey: id) }
     }
 
     // MARK: HeadingSourceDelegate
@@ -300,6 +306,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// Calls every subscriber with `event`, now. Called with `lock` held.
     private func send(_ event: HeadingEvent) {
         subject.send(event)
+        removeEndedStreams()
         for sink in streams.values { sink.yield(event) }
     }
 }

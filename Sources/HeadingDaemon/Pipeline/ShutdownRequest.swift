@@ -1,0 +1,48 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import ServiceLifecycle
+import Synchronization
+
+/// SIGTERM or SIGINT, seen once for the whole process and never lost: it shuts down the service
+/// group that is running, or the next one as soon as it exists, and no pipeline starts after it.
+///
+/// The signals are watched by ``StopDeadline``'s handlers, installed once at start, not by each
+/// pipeline's `ServiceGroup`: a group's own handlers are armed by libdispatch only some time after
+/// the group starts, and between two pipelines (a reload) there are none, so a signal in either
+/// gap was ignored and only the stop deadline ended headingd, 1.5 s later and with a failure status.
+final class ShutdownRequest: Sendable {
+    private struct State {
+        var isRequested = false
+        var group: ServiceGroup?
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a request not yet made.
+    init() {}
+
+    /// Whether a shutdown was asked for.
+    var isRequested: Bool { state.withLock { $0.isRequested } }
+
+    /// Asks for shutdown: the running group, if any, shuts down gracefully.
+    func request() {
+        let group = state.withLock { state in
+            state.isRequested = true
+            return state.group
+        }
+        if let group { Task { await group.triggerGracefulShutdown() } }
+    }
+
+    /// Runs `group` until it ends, shut down gracefully at once if shutdown was already asked for.
+    /// - Parameter group: A service group that traps no signals itself.
+    func run(_ group: ServiceGroup) async throws {
+        let isRequested = state.withLock { state in
+            state.group = group
+            return state.isRequested
+        }
+        defer { state.withLock { $0.group = nil } }
+        if isRequested { await group.triggerGracefulShutdown() }
+        try await group.run()
+    }
+}
