@@ -36,33 +36,15 @@ final class HeadingLineFormatter: Sendable {
     /// - Parameter heading: The heading.
     /// - Returns: The line, without a newline.
     func line(for heading: Heading) -> String {
-        var line = ""
-        line.reserveCapacity(224)
         switch format {
         case .json:
-            line += "{\"trueHeading\":"
-            line += Self.number(heading.trueHeading)
-            line += ",\"magneticHeading\":"
-            line += Self.number(heading.magneticHeading)
-            line += ",\"accuracy\":"
-            line += Self.number(heading.headingAccuracy)
-            line += ",\"timestamp\":\""
-            Self.appendTimestamp(heading.timestamp, to: &line)
-            line += "\",\"source\":"
-            line += quoted(source: heading.source)
-            line += ",\"kind\":\""
-            line += heading.kind.rawValue  // identifiers: nothing to escape
-            line += "\""
-            if let pitch = heading.pitch, pitch.isFinite { line += ",\"pitch\":\(pitch)" }
-            if let roll = heading.roll, roll.isFinite { line += ",\"roll\":\(roll)" }
-            if let variation = heading.magneticVariation, variation.isFinite { line += ",\"magneticVariation\":\(variation)" }
-            if let deviation = heading.deviation, deviation.isFinite { line += ",\"deviation\":\(deviation)" }
-            if let origin = heading.variationOrigin { line += ",\"variationOrigin\":\"\(origin.rawValue)\"" }
-            if let position = heading.position {
-                line += ",\"latitude\":\(position.latitude),\"longitude\":\(position.longitude)"
-            }
-            line += "}"
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(256)
+            appendJSON(heading, to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
         case .text:
+            var line = ""
+            line.reserveCapacity(128)
             Self.appendTimestamp(heading.timestamp, to: &line)
             line += " "
             line += heading.source
@@ -77,8 +59,67 @@ final class HeadingLineFormatter: Sendable {
             line += " ("
             line += heading.kind.rawValue
             line += ")"
+            return line
         }
-        return line
+    }
+
+    /// Appends the line for one heading, without a newline, to `bytes`: the same text as
+    /// ``line(for:)``, written straight into a buffer that is reused from line to line.
+    /// - Parameters:
+    ///   - heading: The heading.
+    ///   - bytes: Where the line goes.
+    func append(_ heading: Heading, to bytes: inout [UInt8]) {
+        switch format {
+        case .json: appendJSON(heading, to: &bytes)
+        case .text: bytes.append(contentsOf: line(for: heading).utf8)
+        }
+    }
+
+    private func appendJSON(_ heading: Heading, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"trueHeading":"#.utf8)
+        Self.appendNumber(heading.trueHeading, to: &bytes)
+        bytes.append(contentsOf: #","magneticHeading":"#.utf8)
+        Self.appendNumber(heading.magneticHeading, to: &bytes)
+        bytes.append(contentsOf: #","accuracy":"#.utf8)
+        Self.appendNumber(heading.headingAccuracy, to: &bytes)
+        bytes.append(contentsOf: #","timestamp":""#.utf8)
+        Self.appendTimestamp(heading.timestamp, to: &bytes)
+        bytes.append(contentsOf: #"","source":"#.utf8)
+        bytes.append(contentsOf: quoted(source: heading.source).utf8)
+        bytes.append(contentsOf: #","kind":""#.utf8)
+        bytes.append(contentsOf: heading.kind.rawValue.utf8)  // identifiers: nothing to escape
+        bytes.append(UInt8(ascii: "\""))
+        if let pitch = heading.pitch, pitch.isFinite { Self.appendMember(#","pitch":"#, pitch, to: &bytes) }
+        if let roll = heading.roll, roll.isFinite { Self.appendMember(#","roll":"#, roll, to: &bytes) }
+        if let variation = heading.magneticVariation, variation.isFinite {
+            Self.appendMember(#","magneticVariation":"#, variation, to: &bytes)
+        }
+        if let deviation = heading.deviation, deviation.isFinite { Self.appendMember(#","deviation":"#, deviation, to: &bytes) }
+        if let origin = heading.variationOrigin {
+            bytes.append(contentsOf: #","variationOrigin":""#.utf8)
+            bytes.append(contentsOf: origin.rawValue.utf8)
+            bytes.append(UInt8(ascii: "\""))
+        }
+        if let position = heading.position {
+            Self.appendMember(#","latitude":"#, position.latitude, to: &bytes)
+            Self.appendMember(#","longitude":"#, position.longitude, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Appends `name` (with its quotes, colon and leading comma) and a finite number.
+    private static func appendMember(_ name: StaticString, _ value: Double, to bytes: inout [UInt8]) {
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: value.description.utf8)  // a short number is a small string: no allocation
+    }
+
+    /// Appends a JSON number, or `null` for unknown or non-finite values.
+    private static func appendNumber(_ value: Double?, to bytes: inout [UInt8]) {
+        guard let value, value.isFinite else {
+            bytes.append(contentsOf: "null".utf8)
+            return
+        }
+        bytes.append(contentsOf: value.description.utf8)
     }
 
     /// A JSON number, or `null` for unknown or non-finite values.
@@ -97,9 +138,16 @@ final class HeadingLineFormatter: Sendable {
 
     /// Appends `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, rounded to the millisecond.
     static func appendTimestamp(_ date: Date, to line: inout String) {
+        var bytes: [UInt8] = []
+        appendTimestamp(date, to: &bytes)
+        line += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, rounded to the millisecond, to `bytes`.
+    static func appendTimestamp(_ date: Date, to bytes: inout [UInt8]) {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard milliseconds.isFinite, abs(milliseconds) < 1e15 else {
-            line += date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            bytes.append(contentsOf: date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)).utf8)
             return
         }
         let total = Int64(milliseconds)
@@ -107,13 +155,13 @@ final class HeadingLineFormatter: Sendable {
         let millisecond = Int(total - Int64(seconds) * 1000)
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else {
-            line += date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            bytes.append(contentsOf: date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)).utf8)
             return
         }
-        var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+        var text: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
             UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0x2D, 0, 0, 0x2D, 0, 0, 0x54, 0, 0, 0x3A, 0, 0, 0x3A, 0, 0, 0x2E, 0, 0, 0, 0x5A)
-        withUnsafeMutableBytes(of: &bytes) { buffer in
+        withUnsafeMutableBytes(of: &text) { buffer in
             func put(_ value: Int, at offset: Int, digits: Int) {
                 var value = value
                 for index in stride(from: offset + digits - 1, through: offset, by: -1) {
@@ -128,7 +176,7 @@ final class HeadingLineFormatter: Sendable {
             put(Int(parts.tm_min), at: 14, digits: 2)
             put(Int(parts.tm_sec), at: 17, digits: 2)
             put(millisecond, at: 20, digits: 3)
-            line += String(decoding: UnsafeRawBufferPointer(buffer), as: UTF8.self)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
         }
     }
 

@@ -1,6 +1,7 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+import HeadingKit
 import Synchronization
 
 /// Lines collected and written in large blocks: for a flat-out replay, where one `write(2)` per
@@ -25,13 +26,17 @@ final class OutputBuffer: Sendable {
 
     deinit { flush() }
 
-    /// Adds a line (a newline is added); writes the block when it is full.
+    /// Adds the line for `heading` (a newline is added), formatted straight into the block;
+    /// writes the block when it is full.
+    /// - Parameters:
+    ///   - heading: The heading.
+    ///   - formatter: What makes its line.
     /// - Returns: The error of a block write that failed, or `nil`.
     @discardableResult
-    func append(_ line: String) -> LineWriter.WriteError? {
+    func append(_ heading: Heading, formattedBy formatter: HeadingLineFormatter) -> LineWriter.WriteError? {
         bytes.withLock { bytes in
             if LineWriter.usesJournalPriorities { bytes.append(contentsOf: LineWriter.Priority.info.prefix.utf8) }
-            bytes.append(contentsOf: line.utf8)
+            formatter.append(heading, to: &bytes)
             bytes.append(0x0A)
             return bytes.count >= capacity ? write(&bytes) : nil
         }

@@ -99,13 +99,12 @@ final class StdoutHeadingLog: Service, Sendable {
                 return count
             }
             guard let position, writeError == nil else { return true }
-            let line = formatter.line(for: heading)
             let isLast = limit.map { position >= $0 } ?? false
             let error: LineWriter.WriteError?
             if let buffer {
-                error = buffer.append(line) ?? (isLast ? buffer.flush() : nil)
+                error = buffer.append(heading, formattedBy: formatter) ?? (isLast ? buffer.flush() : nil)
             } else {
-                error = output.write(line)
+                error = output.write(formatter.line(for: heading))
             }
             if let error {
                 printed.withLock { $0 -= 1 }

@@ -11,8 +11,11 @@ public struct NMEASentence: Sendable, Hashable {
 
     /// The sentence's characters, from `$` or `!` to the last field (no checksum, no line ending).
     private let bytes: [UInt8]
-    /// Where each field starts and ends in `bytes`; field 0 is the address (`GPHDT`, `PASHR`).
-    private let fieldRanges: [Range<Int>]
+    /// Where the first ``FieldStarts/capacity`` fields start in `bytes`, kept inline (no second
+    /// allocation per sentence); field 0 is the address (`GPHDT`, `PASHR`).
+    private let starts: FieldStarts
+    /// The number of fields, the address included.
+    private let fieldTotal: Int
     /// Whether the sentence carried a checksum (`*hh`), which was then verified.
     public let hasChecksum: Bool
 
@@ -52,20 +55,43 @@ public struct NMEASentence: Sendable, Hashable {
             }
             bytes.removeSubrange(star...)
         }
-        var ranges: [Range<Int>] = []
-        var start = 1
+        var starts = FieldStarts()
+        starts[0] = 1
+        var total = 1
+        var addressEnd = bytes.count
         for index in 1..<bytes.count where bytes[index] == UInt8(ascii: ",") {
-            ranges.append(start..<index)
-            start = index + 1
+            if total == 1 { addressEnd = index }
+            if total < FieldStarts.capacity { starts[total] = index + 1 }
+            total += 1
         }
-        ranges.append(start..<bytes.count)
-        let address = bytes[ranges[0]]
+        let address = bytes[1..<addressEnd]
         guard address.count >= 3, address.allSatisfy({ Self.isAlphanumeric($0) }) else {
             throw .malformed("sentence address '\(String(decoding: address, as: UTF8.self))' is not letters and digits")
         }
         self.bytes = bytes
-        self.fieldRanges = ranges
+        self.starts = starts
+        self.fieldTotal = total
         self.hasChecksum = star != nil
+    }
+
+    /// Where field `index` (0 for the address) lies in `bytes`; `index` must be below `fieldTotal`.
+    private func range(ofField index: Int) -> Range<Int> {
+        var start: Int
+        var field: Int
+        if index < FieldStarts.capacity {
+            start = starts[index]
+            field = index
+        } else {
+            // Fields past the inline table: count commas on from its last entry.
+            start = starts[FieldStarts.capacity - 1]
+            field = FieldStarts.capacity - 1
+            while field < index {
+                start = bytes[start...].firstIndex(of: UInt8(ascii: ",")).map { $0 + 1 } ?? bytes.count
+                field += 1
+            }
+        }
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
+        return start..<end
     }
 
     /// Parses one line given as a string.
@@ -76,29 +102,29 @@ public struct NMEASentence: Sendable, Hashable {
     }
 
     /// The address: talker and type (`GPHDT`), or a proprietary name (`PASHR`, `PTNTHTM`).
-    public var address: String { String(decoding: bytes[fieldRanges[0]], as: UTF8.self) }
+    public var address: String { String(decoding: bytes[range(ofField: 0)], as: UTF8.self) }
 
     /// Whether the address is proprietary (starts with `P`): no talker ID.
-    public var isProprietary: Bool { bytes[fieldRanges[0].lowerBound] == UInt8(ascii: "P") }
+    public var isProprietary: Bool { bytes[1] == UInt8(ascii: "P") }
 
     /// The two-letter talker ID (`GP`, `HE`, `SD`), or `nil` for proprietary sentences.
     public var talker: String? {
-        isProprietary ? nil : String(decoding: bytes[fieldRanges[0].prefix(2)], as: UTF8.self)
+        isProprietary ? nil : String(decoding: bytes[1..<3], as: UTF8.self)
     }
 
     /// The sentence type: the address without its talker (`HDT`), or the whole proprietary address.
     public var type: String {
-        isProprietary ? address : String(decoding: bytes[fieldRanges[0].dropFirst(2)], as: UTF8.self)
+        isProprietary ? address : String(decoding: bytes[range(ofField: 0).dropFirst(2)], as: UTF8.self)
     }
 
     /// The number of data fields after the address.
-    public var fieldCount: Int { fieldRanges.count - 1 }
+    public var fieldCount: Int { fieldTotal - 1 }
 
     /// The text of data field `index` (1-based, as NMEA documents number them); empty when absent.
     /// - Parameter index: The field number, 1 for the first field after the address.
     public subscript(index: Int) -> Substring {
-        guard index >= 1, index < fieldRanges.count else { return "" }
-        return Substring(decoding: bytes[fieldRanges[index]], as: UTF8.self)
+        guard index >= 1, index < fieldTotal else { return "" }
+        return Substring(decoding: bytes[range(ofField: index)], as: UTF8.self)
     }
 
     /// Data field `index` as a number, `nil` when the field is empty or absent.
@@ -111,15 +137,19 @@ public struct NMEASentence: Sendable, Hashable {
     ///   - name: What the field is, for the error message.
     /// - Throws: ``LineDecodingError`` when the field is not a plain decimal number.
     public func number(_ index: Int, _ name: String) throws(LineDecodingError) -> Double? {
-        guard index >= 1, index < fieldRanges.count, !fieldRanges[index].isEmpty else { return nil }
-        return try Self.decimal(bytes[fieldRanges[index]], field: index, name: name)
+        guard index >= 1, index < fieldTotal else { return nil }
+        let range = range(ofField: index)
+        guard !range.isEmpty else { return nil }
+        return try Self.decimal(bytes[range], field: index, name: name)
     }
 
     /// The single character of data field `index`, `nil` when empty.
     /// - Parameter index: The field number.
     public func character(_ index: Int) -> Character? {
-        guard index >= 1, index < fieldRanges.count, fieldRanges[index].count >= 1 else { return nil }
-        return Character(Unicode.Scalar(bytes[fieldRanges[index].lowerBound]))
+        guard index >= 1, index < fieldTotal else { return nil }
+        let range = range(ofField: index)
+        guard !range.isEmpty else { return nil }
+        return Character(Unicode.Scalar(bytes[range.lowerBound]))
     }
 
     static func decimal(_ text: ArraySlice<UInt8>, field: Int, name: String) throws(LineDecodingError) -> Double {
@@ -127,20 +157,62 @@ public struct NMEASentence: Sendable, Hashable {
         guard text.count <= 20 else {
             throw .malformed("field \(field) (\(name)) is \(text.count) characters long: '\(shown())'")
         }
-        var digits = 0
-        var points = 0
-        for (offset, byte) in text.enumerated() {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
-            case UInt8(ascii: "."): points += 1
-            case UInt8(ascii: "+") where offset == 0, UInt8(ascii: "-") where offset == 0: break
-            default: throw .malformed("field \(field) (\(name)) is not a number: '\(shown())'")
-            }
-        }
-        guard digits > 0, points <= 1, let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else {
+        guard let value = plainDecimal(text) else {
             throw .malformed("field \(field) (\(name)) is not a number: '\(shown())'")
         }
         return value
+    }
+
+    /// Reads an optional sign, digits and at most one decimal point (at least one digit), with no
+    /// exponent, no spaces and nothing after; `nil` for anything else. The value is the one
+    /// `strtod` gives, correctly rounded: exactly, from the digits as an integer and one division
+    /// by a power of ten, when both are exact doubles (up to 15 significant digits and 22
+    /// decimals, every heading a device sends), and from `strtod` (through `Double(_:)`) when not.
+    /// - Parameter text: The field's bytes.
+    /// - Returns: The value, or `nil` when `text` is not a plain decimal number.
+    static func plainDecimal(_ text: ArraySlice<UInt8>) -> Double? {
+        var index = text.startIndex
+        var isNegative = false
+        if index < text.endIndex, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
+            isNegative = text[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        var mantissa: UInt64 = 0
+        var significantDigits = 0
+        var digits = 0
+        var decimals = 0
+        var hasPoint = false
+        while index < text.endIndex {
+            let byte = text[index]
+            if byte == UInt8(ascii: ".") {
+                guard !hasPoint else { return nil }
+                hasPoint = true
+            } else {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                digits += 1
+                if hasPoint { decimals += 1 }
+                if mantissa != 0 || digit != 0 {
+                    significantDigits += 1
+                    if significantDigits <= 19 { mantissa = mantissa &* 10 &+ UInt64(digit) }
+                }
+            }
+            index += 1
+        }
+        guard digits > 0 else { return nil }
+        // 15 digits are below 2^53, and 10^22 is the largest exact power of ten in a double: the
+        // quotient of two exact values is then the correctly rounded result.
+        if significantDigits <= 15, decimals <= 22 {
+            let value = Double(mantissa) / Self.powersOfTen[decimals]
+            return isNegative ? -value : value
+        }
+        guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else { return nil }
+        return value
+    }
+
+    /// 10^0 through 10^22, each exact in a double.
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        (0..<exponent).reduce(1.0) { value, _ in value * 10 }
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
@@ -159,5 +231,53 @@ public struct NMEASentence: Sendable, Hashable {
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+}
+
+/// The start offsets of a sentence's first ``capacity`` fields, packed eight to a word (a
+/// sentence is at most ``NMEASentence/maximumLength`` bytes, so an offset fits in a byte).
+private struct FieldStarts: Sendable, Hashable {
+    static let capacity = 48
+    private var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+
+    subscript(index: Int) -> Int {
+        get { Int(truncatingIfNeeded: word(index / 8) >> UInt64(index % 8 * 8) & 0xFF) }
+        set {
+            let shift = UInt64(index % 8 * 8)
+            let updated = word(index / 8) & ~(0xFF << shift) | UInt64(UInt8(truncatingIfNeeded: newValue)) << shift
+            switch index / 8 {
+            case 0: words.0 = updated
+            case 1: words.1 = updated
+            case 2: words.2 = updated
+            case 3: words.3 = updated
+            case 4: words.4 = updated
+            default: words.5 = updated
+            }
+        }
+    }
+
+    private func word(_ number: Int) -> UInt64 {
+        switch number {
+        case 0: words.0
+        case 1: words.1
+        case 2: words.2
+        case 3: words.3
+        case 4: words.4
+        default: words.5
+        }
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2
+            && lhs.words.3 == rhs.words.3 && lhs.words.4 == rhs.words.4 && lhs.words.5 == rhs.words.5
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+        hasher.combine(words.4)
+        hasher.combine(words.5)
     }
 }
