@@ -15,14 +15,38 @@ public enum GPSDReportDecoder {
     /// - Returns: What the report says.
     /// - Throws: ``LineDecodingError`` for text that is not a gpsd JSON object, or a value out of range.
     public static func decode(_ line: some Collection<UInt8>) throws(LineDecodingError) -> GPSDReport {
-        let raw: RawReport
+        // Most reports are flat objects of strings and numbers: read those in one pass over the
+        // bytes. Anything else (escapes, nesting, literals, a duplicate key, a value of the wrong
+        // type, broken JSON) goes to JSONDecoder, which decides and words the error.
+        let fast: RawReport?
+        if let scanned = line.withContiguousStorageIfAvailable({ FlatReportScanner.scan($0) }) {
+            fast = scanned
+        } else {
+            fast = Array(line).withUnsafeBufferPointer { FlatReportScanner.scan($0) }
+        }
+        if let fast { return try report(from: fast) }
+        return try report(from: decodedWithJSONDecoder(line))
+    }
+
+    /// ``decode(_:)`` through `JSONDecoder` alone: the reference the single-pass reader is fuzzed against.
+    /// - Parameter line: The line's bytes.
+    /// - Returns: What the report says.
+    /// - Throws: ``LineDecodingError`` as ``decode(_:)``.
+    package static func decodeWithJSONDecoder(_ line: some Collection<UInt8>) throws(LineDecodingError) -> GPSDReport {
+        try report(from: decodedWithJSONDecoder(line))
+    }
+
+    private static func decodedWithJSONDecoder(_ line: some Collection<UInt8>) throws(LineDecodingError) -> RawReport {
         do {
-            raw = try JSONDecoder().decode(RawReport.self, from: Data(line))
+            return try JSONDecoder().decode(RawReport.self, from: Data(line))
         } catch let error as DecodingError {
             throw .malformed("not a gpsd JSON report: \(describe(error))")
         } catch {
             throw .malformed("not a gpsd JSON report: \(error)")
         }
+    }
+
+    private static func report(from raw: RawReport) throws(LineDecodingError) -> GPSDReport {
         switch raw.class {
         case "ATT": return try attitude(raw)
         case "TPV": return try position(raw)
@@ -176,25 +200,204 @@ public enum GPSDReportDecoder {
             }
         }
 
-        let `class`: String
-        let device: String?
-        let time: Time?
-        let heading: Double?
-        let mheading: Double?
-        let mag_st: String?
-        let pitch: Double?
-        let roll: Double?
-        let mode: Int?
-        let track: Double?
-        let magtrack: Double?
-        let magvar: Double?
-        let lat: Double?
-        let lon: Double?
-        let alt: Double?
-        let altHAE: Double?
-        let speed: Double?
-        let path: String?
-        let activated: Activation?
-        let message: String?
+        var `class` = ""
+        var device: String?
+        var time: Time?
+        var heading: Double?
+        var mheading: Double?
+        var mag_st: String?
+        var pitch: Double?
+        var roll: Double?
+        var mode: Int?
+        var track: Double?
+        var magtrack: Double?
+        var magvar: Double?
+        var lat: Double?
+        var lon: Double?
+        var alt: Double?
+        var altHAE: Double?
+        var speed: Double?
+        var path: String?
+        var activated: Activation?
+        var message: String?
+
+        init() {}
+    }
+
+    /// Reads a report that is one flat JSON object of strings and numbers in a single pass,
+    /// giving exactly what `JSONDecoder` gives for it; `nil` for anything it does not handle
+    /// that way, which then goes to `JSONDecoder`.
+    private enum FlatReportScanner {
+        /// A string or number value, as the bytes it spans (a string without its quotes).
+        private enum Value {
+            case string(Range<Int>)
+            case number(Range<Int>)
+        }
+
+        static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> RawReport? {
+            var index = 0
+            func skipSpace() {
+                while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D {
+                    index += 1
+                }
+            }
+            /// A string without escapes or control bytes, ASCII only; the index is left after its closing quote.
+            func string() -> Range<Int>? {
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+                let start = index + 1
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+                    guard bytes[end] >= 0x20, bytes[end] < 0x7F, bytes[end] != UInt8(ascii: "\\") else { return nil }
+                    end += 1
+                }
+                guard end < bytes.count else { return nil }
+                index = end + 1
+                return start..<end
+            }
+            /// A number in JSON's grammar; the index is left after it.
+            func number() -> Range<Int>? {
+                let start = index
+                if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+                func digits() -> Int {
+                    let first = index
+                    while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+                    return index - first
+                }
+                let whole = index
+                guard digits() > 0, bytes[whole] != UInt8(ascii: "0") || index - whole == 1 else { return nil }
+                if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                    index += 1
+                    guard digits() > 0 else { return nil }
+                }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                    index += 1
+                    if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                    guard digits() > 0 else { return nil }
+                }
+                return start..<index
+            }
+
+            var raw = RawReport()
+            var seen = Set<Field>()
+            var hasClass = false
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
+            index += 1
+            skipSpace()
+            var isFirst = true
+            while true {
+                guard index < bytes.count else { return nil }
+                if bytes[index] == UInt8(ascii: "}"), isFirst {  // {}
+                    index += 1
+                    break
+                }
+                guard let keyRange = string() else { return nil }
+                skipSpace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+                index += 1
+                skipSpace()
+                guard index < bytes.count else { return nil }
+                let value: Value
+                if bytes[index] == UInt8(ascii: "\"") {
+                    guard let range = string() else { return nil }
+                    value = .string(range)
+                } else {
+                    guard let range = number() else { return nil }
+                    value = .number(range)
+                }
+                let key = UnsafeBufferPointer(rebasing: bytes[keyRange])
+                if let field = Field(key) {
+                    guard seen.insert(field).inserted, apply(value, to: field, of: &raw, in: bytes) else { return nil }
+                    if field == .class { hasClass = true }
+                }
+                skipSpace()
+                guard index < bytes.count else { return nil }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    skipSpace()
+                    isFirst = false
+                    continue
+                }
+                guard bytes[index] == UInt8(ascii: "}") else { return nil }
+                index += 1
+                break
+            }
+            skipSpace()
+            guard index == bytes.count, hasClass else { return nil }
+            return raw
+        }
+
+        /// The keys HeadingKit reads, spelled as gpsd spells them.
+        private enum Field: String, CaseIterable {
+            case `class`, device, time, heading, mheading, mag_st, pitch, roll, mode, track, magtrack, magvar, lat, lon, alt, altHAE, speed, path,
+                activated, message
+
+            private static let names = allCases.map { (name: Array($0.rawValue.utf8), field: $0) }
+
+            init?(_ key: UnsafeBufferPointer<UInt8>) {
+                guard let match = Self.names.first(where: { $0.name.elementsEqual(key) }) else { return nil }
+                self = match.field
+            }
+        }
+
+        /// Sets the field from the value; `false` when its type is not the one `JSONDecoder` would accept.
+        private static func apply(_ value: Value, to field: Field, of raw: inout RawReport, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+            func double(_ range: Range<Int>) -> Double? {
+                let slice = UnsafeBufferPointer(rebasing: bytes[range])
+                // Plain decimals as NMEA fields are read (exact, strtod's value); exponents through Double(_:).
+                if !slice.contains(UInt8(ascii: "e")), !slice.contains(UInt8(ascii: "E")), slice.count <= 20,
+                    let value = NMEASentence.plainDecimal(ArraySlice(slice))
+                {
+                    return value
+                }
+                guard let value = Double(text(range)), value.isFinite else { return nil }
+                return value
+            }
+            switch (field, value) {
+            case (.class, .string(let range)): raw.class = text(range)
+            case (.device, .string(let range)): raw.device = text(range)
+            case (.mag_st, .string(let range)): raw.mag_st = text(range)
+            case (.path, .string(let range)): raw.path = text(range)
+            case (.message, .string(let range)): raw.message = text(range)
+            case (.time, .string(let range)): raw.time = .text(text(range))
+            case (.time, .number(let range)):
+                guard let value = double(range) else { return false }
+                raw.time = .seconds(value)
+            case (.activated, .string): raw.activated = .active
+            case (.activated, .number(let range)):
+                guard let value = double(range) else { return false }
+                raw.activated = value == 0 ? .inactive : .active
+            case (.mode, .number(let range)):
+                // An integer literal that fits; anything else is JSONDecoder's to judge.
+                let slice = UnsafeBufferPointer(rebasing: bytes[range])
+                guard slice.count <= 9, !slice.contains(UInt8(ascii: ".")), !slice.contains(UInt8(ascii: "e")),
+                    !slice.contains(UInt8(ascii: "E")), let mode = Int(text(range))
+                else { return false }
+                raw.mode = mode
+            case (.heading, .number(let range)), (.mheading, .number(let range)), (.pitch, .number(let range)),
+                (.roll, .number(let range)), (.track, .number(let range)), (.magtrack, .number(let range)),
+                (.magvar, .number(let range)), (.lat, .number(let range)), (.lon, .number(let range)), (.alt, .number(let range)),
+                (.altHAE, .number(let range)), (.speed, .number(let range)):
+                guard let value = double(range) else { return false }
+                switch field {
+                case .heading: raw.heading = value
+                case .mheading: raw.mheading = value
+                case .pitch: raw.pitch = value
+                case .roll: raw.roll = value
+                case .track: raw.track = value
+                case .magtrack: raw.magtrack = value
+                case .magvar: raw.magvar = value
+                case .lat: raw.lat = value
+                case .lon: raw.lon = value
+                case .alt: raw.alt = value
+                case .altHAE: raw.altHAE = value
+                default: raw.speed = value
+                }
+            default:
+                return false
+            }
+            return true
+        }
     }
 }
