@@ -86,9 +86,16 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Daemon"])),
             ]
         ),
+        // Counts heap allocations per thread for the allocation-budget test (its malloc takes
+        // the C library's place in the test executable).
+        .target(
+            name: "CAllocationCounter",
+            path: "Tests/CAllocationCounter"
+        ),
         .testTarget(
             name: "HeadingKitTests",
             dependencies: [
+                "CAllocationCounter",
                 "HeadingKit",
                 "HeadingKitTesting",
                 .product(name: "Clocks", package: "swift-clocks"),
