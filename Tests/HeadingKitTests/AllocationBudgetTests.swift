@@ -15,13 +15,14 @@ import Testing
 /// heading fails here.
 struct AllocationBudgetTests {
     /// The most allocations a heading may take on its way, and a line's decoding alone, as
-    /// measured 2026-11-23 (docs/performance.md). The suite runs a debug build, which allocates
-    /// far more (no stack promotion, no inlining); `swift test -c release -Xswiftc -enable-testing`
-    /// checks the optimized figures. Issue 16 aims at 3 per heading, optimized.
+    /// measured 2026-11-23 (docs/performance.md); one allocation in 3100 lines is a table made
+    /// once. The suite runs a debug build, which allocates far more (no stack promotion, no
+    /// inlining); `swift test -c release -Xswiftc -enable-testing` checks the optimized figures.
+    /// Issue 16 aims at 3 per heading, optimized.
     #if DEBUG
-    static let budget = (heading: 171.4, decoding: 161.4)
+    static let budget = (heading: 170.4, decoding: 161.4)
     #else
-    static let budget = (heading: 7.0, decoding: 1.0)
+    static let budget = (heading: 6.0, decoding: 1.001)
     #endif
 
     /// One checksummed sentence.

@@ -90,15 +90,22 @@ extension HeadingProcessor {
 
         /// Handles one event from source `index`; returns what to deliver, in order.
         mutating func receive(_ event: HeadingEvent, from index: Int, at now: Duration) -> [HeadingEvent] {
+            var output: [HeadingEvent] = []
+            receive(event, from: index, at: now, into: &output)
+            return output
+        }
+
+        /// Handles one event from source `index`; appends what to deliver, in order, to `output`
+        /// (which the processor reuses from event to event: no array made per heading).
+        mutating func receive(_ event: HeadingEvent, from index: Int, at now: Duration, into output: inout [HeadingEvent]) {
             switch event {
-            case .heading(let heading): return receive(heading, from: index, at: now)
-            case .fault(let fault): return receive(fault, from: index, at: now)
-            case .authorizationChanged, .notice: return [event]
+            case .heading(let heading): receive(heading, from: index, at: now, into: &output)
+            case .fault(let fault): output += receive(fault, from: index, at: now)
+            case .authorizationChanged, .notice: output.append(event)
             }
         }
 
-        private mutating func receive(_ raw: Heading, from index: Int, at now: Duration) -> [HeadingEvent] {
-            var output: [HeadingEvent] = []
+        private mutating func receive(_ raw: Heading, from index: Int, at now: Duration, into output: inout [HeadingEvent]) {
             if let position = raw.position { lastPosition = position }
             let modelVariation = HeadingCorrection.needsModelVariation(raw) ? modelVariation(for: raw, warnings: &output) : nil
             let heading = sources[index].correction.apply(to: raw, modelVariation: modelVariation, lastPosition: lastPosition)
@@ -132,7 +139,6 @@ extension HeadingProcessor {
             output += failBackIfDue(at: now)
             if index == active, filter.admits(heading) { output.append(.heading(heading)) }
             output += checkDisagreement(at: now)
-            return output
         }
 
         private mutating func receive(_ fault: HeadingFault, from index: Int, at now: Duration) -> [HeadingEvent] {

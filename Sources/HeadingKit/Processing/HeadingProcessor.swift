@@ -34,13 +34,15 @@ public import Combine
 /// Timing runs on an injected clock, so tests advance it instead of sleeping. Subscribers are
 /// called as ``delivery`` says (``HeadingDelivery``), in order.
 ///
-/// Safety: `@unchecked Sendable` because its mutable state (`core`, `subject`, `subscriptions`,
+/// Safety: `@unchecked Sendable` because its mutable state (`core`, `outputs`, `subject`, `subscriptions`,
 /// `timer`, `scheduledDeadline`, `isRunning`) is read and written only while holding `lock`, an
 /// `NSRecursiveLock` that is also held while events are handed to subscribers, so they never
 /// overtake each other.
 public final class HeadingProcessor: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var core: Core
+    /// The core's outputs for one event, reused from event to event.
+    private var outputs: [HeadingEvent] = []
     private let proxies: [HeadingProxy]
     private let subject = PassthroughSubject<HeadingEvent, Never>()
     private var subscriptions: [AnyCancellable?]
@@ -132,7 +134,9 @@ public final class HeadingProcessor: @unchecked Sendable {
     private func receive(_ event: HeadingEvent, from index: Int) {
         lock.withLock {
             guard isRunning else { return }
-            for output in core.receive(event, from: index, at: now()) { send(output) }
+            outputs.removeAll(keepingCapacity: true)
+            core.receive(event, from: index, at: now(), into: &outputs)
+            for output in outputs { send(output) }
             scheduleTimer()
         }
     }
