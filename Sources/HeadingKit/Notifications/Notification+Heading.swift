@@ -25,7 +25,11 @@ extension Notification {
     /// The event any of the heading notifications carries; `nil` for other notifications.
     public var headingEvent: HeadingEvent? {
         // One class cast: far cheaper on Linux than casting `Any` to a struct with strings inside.
-        (userInfo?[Self.headingValueKey] as? HeadingEventBox)?.event
+        // A heading notification's `userInfo` has one entry: read it without hashing the key (a
+        // `HeadingEventBox` can come from nowhere else); with more, look the key up.
+        guard let userInfo else { return nil }
+        if userInfo.count == 1, let box = userInfo.first?.value as? HeadingEventBox { return box.event }
+        return (userInfo[Self.headingValueKey] as? HeadingEventBox)?.event
     }
 
     /// The notification that carries `event`, posted by `object`.

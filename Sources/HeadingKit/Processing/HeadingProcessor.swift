@@ -125,7 +125,7 @@ public final class HeadingProcessor: @unchecked Sendable {
     /// Subscribes to one proxy, for as long as the processor runs (a proxy's `disable()` pauses it).
     private func subscribe(to index: Int) {
         guard lock.withLock({ isRunning }) else { return }
-        let cancellable = proxies[index].publisher.sink { [weak self] event in self?.receive(event, from: index) }
+        let cancellable = proxies[index].addStage { [weak self] event in self?.receive(event, from: index) }
         lock.withLock {
             if isRunning { subscriptions[index] = cancellable } else { cancellable.cancel() }
         }

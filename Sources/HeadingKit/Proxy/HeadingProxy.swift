@@ -59,6 +59,10 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     private var nextStreamID = 0
     /// Streams whose consumers went away: taken out of `streams` at the next event or stream.
     private let endedStreams = EndedStreams()
+    /// HeadingKit's own stages (the processor), called straight from ``send(_:)``: no subject,
+    /// conduit or demand bookkeeping per event.
+    private var stages: [(id: Int, receive: @Sendable (HeadingEvent) -> Void)] = []
+    private var nextStageID = 0
 
     /// Creates a proxy and makes itself the source's delegate. Nothing starts until ``enable()``.
     /// - Parameters:
@@ -242,6 +246,23 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         for id in endedStreams.take() { streams.removeValue(forKey: id) }
     }
 
+    /// Calls `receive` with every event the publisher sends, at the same moment and under the
+    /// same lock, until the returned value is cancelled: HeadingKit's stages use it instead of a
+    /// subscription to ``publisher``.
+    /// - Parameter receive: Called with each event, in order.
+    /// - Returns: A cancellable that stops the calls.
+    package func addStage(_ receive: @escaping @Sendable (HeadingEvent) -> Void) -> AnyCancellable {
+        let id = lock.withLock {
+            defer { nextStageID += 1 }
+            stages.append((nextStageID, receive))
+            return nextStageID
+        }
+        return AnyCancellable { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { self.stages.removeAll { $0.id == id } }
+        }
+    }
+
     // MARK: HeadingSourceDelegate
 
     /// Delivers the heading to every subscriber if the proxy is enabled and the heading passes ``headingFilter``.
@@ -306,6 +327,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// Calls every subscriber with `event`, now. Called with `lock` held.
     private func send(_ event: HeadingEvent) {
         subject.send(event)
+        for stage in stages { stage.receive(event) }
         removeEndedStreams()
         for sink in streams.values { sink.yield(event) }
     }
