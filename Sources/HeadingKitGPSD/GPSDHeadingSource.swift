@@ -120,6 +120,11 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         var observers: [Int: AsyncStream<ConnectionState>.Continuation] = [:]
         var nextObserver = 0
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// Forgets the observers whose streams ended.
+        mutating func removeObservers(in ended: EndedStreams) {
+            for key in ended.take() { observers.removeValue(forKey: key) }
+        }
     }
 
     /// Which gpsd this source reads, and how.
@@ -159,7 +164,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
     public func connectionStates() -> AsyncStream<ConnectionState> {
         let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self, bufferingPolicy: .bufferingNewest(64))
         let key = state.withLock { state in
-            for key in endedObservers.take() { state.observers.removeValue(forKey: key) }
+            state.removeObservers(in: endedObservers)
             defer { state.nextObserver += 1 }
             state.observers[state.nextObserver] = continuation
             continuation.yield(state.connectionState)
@@ -226,7 +231,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         state.withLock { state in
             guard state.connectionState != connectionState else { return }
             state.connectionState = connectionState
-            for key in endedObservers.take() { state.observers.removeValue(forKey: key) }
+            state.removeObservers(in: endedObservers)
             for observer in state.observers.values { observer.yield(connectionState) }
         }
     }
@@ -254,7 +259,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
             state.runningReaders -= 1
             if state.runningReaders == 0, state.signal == nil {
                 state.connectionState = .idle
-                for key in endedObservers.take() { state.observers.removeValue(forKey: key) }
+                state.removeObservers(in: endedObservers)
                 for observer in state.observers.values { observer.yield(.idle) }
             }
             guard state.runningReaders == 0 else { return [CheckedContinuation<Void, Never>]() }
