@@ -278,7 +278,7 @@ public enum GPSDReportDecoder {
             }
 
             var raw = RawReport()
-            var seen = Set<Field>()
+            var seen: UInt32 = 0  // the fields read so far, one bit each
             var hasClass = false
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
@@ -307,7 +307,8 @@ public enum GPSDReportDecoder {
                 }
                 let key = UnsafeBufferPointer(rebasing: bytes[keyRange])
                 if let field = Field(key) {
-                    guard seen.insert(field).inserted, apply(value, to: field, of: &raw, in: bytes) else { return nil }
+                    guard seen & field.bit == 0, apply(value, to: field, of: &raw, in: bytes) else { return nil }
+                    seen |= field.bit
                     if field == .class { hasClass = true }
                 }
                 skipSpace()
@@ -327,12 +328,20 @@ public enum GPSDReportDecoder {
             return raw
         }
 
-        /// The keys HeadingKit reads, spelled as gpsd spells them.
-        private enum Field: String, CaseIterable {
+        /// The keys HeadingKit reads.
+        private enum Field: Int, CaseIterable {
             case `class`, device, time, heading, mheading, mag_st, pitch, roll, mode, track, magtrack, magvar, lat, lon, alt, altHAE, speed, path,
                 activated, message
 
-            private static let names = allCases.map { (name: Array($0.rawValue.utf8), field: $0) }
+            /// Each key as gpsd spells it, in the cases' order.
+            private static let spellings = [
+                "class", "device", "time", "heading", "mheading", "mag_st", "pitch", "roll", "mode", "track", "magtrack", "magvar",
+                "lat", "lon", "alt", "altHAE", "speed", "path", "activated", "message",
+            ]
+            private static let names = allCases.map { (name: Array(spellings[$0.rawValue].utf8), field: $0) }
+
+            /// The field's bit in a set of fields seen.
+            var bit: UInt32 { 1 << UInt32(rawValue) }
 
             init?(_ key: UnsafeBufferPointer<UInt8>) {
                 guard let match = Self.names.first(where: { $0.name.elementsEqual(key) }) else { return nil }
