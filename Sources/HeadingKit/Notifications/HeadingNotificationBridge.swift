@@ -22,8 +22,10 @@ import Combine
 public final class HeadingNotificationBridge: @unchecked Sendable {
     /// The poster, the object of each notification; held weakly.
     private weak var poster: AnyObject?
-    /// The poster's events, while it exists.
-    private let events: @Sendable () -> AnyPublisher<HeadingEvent, Never>?
+    /// Calls its argument with each of the poster's events until cancelled; `nil` once the
+    /// poster is gone. A stage of the poster's, not a subscription to its publisher: no subject
+    /// hop per event.
+    private let addStage: @Sendable (@escaping @Sendable (HeadingEvent) -> Void) -> AnyCancellable?
     private let center: NotificationCenter
     private let lock = NSLock()
     private var subscription: AnyCancellable?
@@ -35,7 +37,7 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     ///   - center: Where to post. Default `NotificationCenter.heading`.
     public init(proxy: HeadingProxy, center: NotificationCenter = .heading) {
         self.poster = proxy
-        self.events = { [weak proxy] in proxy?.publisher }
+        self.addStage = { [weak proxy] receive in proxy?.addStage(receive) }
         self.center = center
         subscribe()
     }
@@ -46,7 +48,7 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     ///   - center: Where to post. Default `NotificationCenter.heading`.
     public init(processor: HeadingProcessor, center: NotificationCenter = .heading) {
         self.poster = processor
-        self.events = { [weak processor] in processor?.publisher }
+        self.addStage = { [weak processor] receive in processor?.addStage(receive) }
         self.center = center
         subscribe()
     }
@@ -66,11 +68,11 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     }
 
     private func subscribe() {
-        guard let events = events(), !lock.withLock({ isCancelled }) else { return }
+        guard !lock.withLock({ isCancelled }) else { return }
         let center = center
-        let cancellable = events.sink { [weak self] event in
+        guard let cancellable = addStage({ [weak self] event in
             center.post(Notification.heading(event, object: self?.poster))
-        }
+        }) else { return }
         lock.withLock {
             if isCancelled { cancellable.cancel() } else { subscription = cancellable }
         }

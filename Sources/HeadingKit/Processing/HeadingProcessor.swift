@@ -34,7 +34,7 @@ public import Combine
 /// Timing runs on an injected clock, so tests advance it instead of sleeping. Subscribers are
 /// called as ``delivery`` says (``HeadingDelivery``), in order.
 ///
-/// Safety: `@unchecked Sendable` because its mutable state (`core`, `outputs`, `subject`, `subscriptions`,
+/// Safety: `@unchecked Sendable` because its mutable state (`core`, `outputs`, `stages`, `subject`, `subscriptions`,
 /// `timer`, `scheduledDeadline`, `isRunning`) is read and written only while holding `lock`, an
 /// `NSRecursiveLock` that is also held while events are handed to subscribers, so they never
 /// overtake each other.
@@ -43,6 +43,9 @@ public final class HeadingProcessor: @unchecked Sendable {
     private var core: Core
     /// The core's outputs for one event, reused from event to event.
     private var outputs: [HeadingEvent] = []
+    /// HeadingKit's own consumers, called straight from ``deliver(_:)``.
+    private var stages: [(id: Int, receive: @Sendable (HeadingEvent) -> Void)] = []
+    private var nextStageID = 0
     private let proxies: [HeadingProxy]
     private let subject = PassthroughSubject<HeadingEvent, Never>()
     private var subscriptions: [AnyCancellable?]
@@ -153,9 +156,34 @@ public final class HeadingProcessor: @unchecked Sendable {
     /// Hands one output to the subscribers, as ``delivery`` says. Called with `lock` held, so
     /// outputs keep their order on a queue too.
     private func send(_ output: HeadingEvent) {
-        if delivery.isImmediate { return subject.send(output) }
-        let subject = subject
-        delivery.perform { subject.send(output) }
+        if delivery.isImmediate { return deliver(output) }
+        delivery.perform { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { self.deliver(output) }
+        }
+    }
+
+    /// Calls the publisher's subscribers and the stages with one output. Called with `lock` held.
+    private func deliver(_ output: HeadingEvent) {
+        subject.send(output)
+        for stage in stages { stage.receive(output) }
+    }
+
+    /// Calls `receive` with every event the publisher sends, at the same moment and under the
+    /// same lock, until the returned value is cancelled: HeadingKit's own consumers (the
+    /// notification bridge) use it instead of a subscription to ``publisher``.
+    /// - Parameter receive: Called with each event, in order.
+    /// - Returns: A cancellable that stops the calls.
+    package func addStage(_ receive: @escaping @Sendable (HeadingEvent) -> Void) -> AnyCancellable {
+        let id = lock.withLock {
+            defer { nextStageID += 1 }
+            stages.append((nextStageID, receive))
+            return nextStageID
+        }
+        return AnyCancellable { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { self.stages.removeAll { $0.id == id } }
+        }
     }
 
     /// Wakes at the core's next deadline: only an earlier deadline replaces a scheduled one; a
