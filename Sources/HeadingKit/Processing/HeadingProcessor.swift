@@ -34,7 +34,7 @@ public import Combine
 /// Timing runs on an injected clock, so tests advance it instead of sleeping. Subscribers are
 /// called as ``delivery`` says (``HeadingDelivery``), in order.
 ///
-/// Safety: `@unchecked Sendable` because its mutable state (`core`, `outputs`, `stages`, `subject`, `subscriptions`,
+/// Safety: `@unchecked Sendable` because its mutable state (`core`, `outputs`, `subject`, `subscriptions`,
 /// `timer`, `scheduledDeadline`, `isRunning`) is read and written only while holding `lock`, an
 /// `NSRecursiveLock` that is also held while events are handed to subscribers, so they never
 /// overtake each other.
@@ -44,8 +44,7 @@ public final class HeadingProcessor: @unchecked Sendable {
     /// The core's outputs for one event, reused from event to event.
     private var outputs: [HeadingEvent] = []
     /// HeadingKit's own consumers, called straight from ``deliver(_:)``.
-    private var stages: [(id: Int, receive: @Sendable (HeadingEvent) -> Void)] = []
-    private var nextStageID = 0
+    private let stages: HeadingStages
     private let proxies: [HeadingProxy]
     private let subject = PassthroughSubject<HeadingEvent, Never>()
     private var subscriptions: [AnyCancellable?]
@@ -70,6 +69,7 @@ public final class HeadingProcessor: @unchecked Sendable {
     ) where C.Duration == Duration {
         self.delivery = delivery
         proxies = inputs.map(\.proxy)
+        stages = HeadingStages(lock: lock)
         core = Core(sources: inputs.map { ($0.proxy.source.name, $0.installation) }, configuration: configuration)
         subscriptions = Array(repeating: nil, count: inputs.count)
         let origin = clock.now
@@ -166,7 +166,7 @@ public final class HeadingProcessor: @unchecked Sendable {
     /// Calls the publisher's subscribers and the stages with one output. Called with `lock` held.
     private func deliver(_ output: HeadingEvent) {
         subject.send(output)
-        for stage in stages { stage.receive(output) }
+        stages.send(output)
     }
 
     /// Calls `receive` with every event the publisher sends, at the same moment and under the
@@ -175,15 +175,7 @@ public final class HeadingProcessor: @unchecked Sendable {
     /// - Parameter receive: Called with each event, in order.
     /// - Returns: A cancellable that stops the calls.
     package func addStage(_ receive: @escaping @Sendable (HeadingEvent) -> Void) -> AnyCancellable {
-        let id = lock.withLock {
-            defer { nextStageID += 1 }
-            stages.append((nextStageID, receive))
-            return nextStageID
-        }
-        return AnyCancellable { [weak self] in
-            guard let self else { return }
-            self.lock.withLock { self.stages.removeAll { $0.id == id } }
-        }
+        stages.add(receive)
     }
 
     /// Wakes at the core's next deadline: only an earlier deadline replaces a scheduled one; a

@@ -59,10 +59,8 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     private var nextStreamID = 0
     /// Streams whose consumers went away: taken out of `streams` at the next event or stream.
     private let endedStreams = EndedStreams()
-    /// HeadingKit's own stages (the processor), called straight from ``send(_:)``: no subject,
-    /// conduit or demand bookkeeping per event.
-    private var stages: [(id: Int, receive: @Sendable (HeadingEvent) -> Void)] = []
-    private var nextStageID = 0
+    /// HeadingKit's own stages (the processor), called straight from ``send(_:)``.
+    private let stages: HeadingStages
 
     /// Creates a proxy and makes itself the source's delegate. Nothing starts until ``enable()``.
     /// - Parameters:
@@ -80,6 +78,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         self.delivery = delivery
         self.logger = logger
         self.machine = StateMachine(sourceName: source.name, restrictionReason: restrictionReason)
+        self.stages = HeadingStages(lock: lock)
         source.delegate = self
     }
 
@@ -252,15 +251,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// - Parameter receive: Called with each event, in order.
     /// - Returns: A cancellable that stops the calls.
     package func addStage(_ receive: @escaping @Sendable (HeadingEvent) -> Void) -> AnyCancellable {
-        let id = lock.withLock {
-            defer { nextStageID += 1 }
-            stages.append((nextStageID, receive))
-            return nextStageID
-        }
-        return AnyCancellable { [weak self] in
-            guard let self else { return }
-            self.lock.withLock { self.stages.removeAll { $0.id == id } }
-        }
+        stages.add(receive)
     }
 
     // MARK: HeadingSourceDelegate
@@ -327,7 +318,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// Calls every subscriber with `event`, now. Called with `lock` held.
     private func send(_ event: HeadingEvent) {
         subject.send(event)
-        for stage in stages { stage.receive(event) }
+        stages.send(event)
         removeEndedStreams()
         for sink in streams.values { sink.yield(event) }
     }

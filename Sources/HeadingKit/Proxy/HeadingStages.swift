@@ -1,0 +1,47 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+#if canImport(Combine)
+import Combine
+#else
+@preconcurrency import OpenCombine
+#endif
+
+/// HeadingKit's own consumers of a proxy's or a processor's events (the processor, the
+/// notification bridge), called straight from its delivery rather than through its publisher: no
+/// subject, conduit or demand bookkeeping per event.
+///
+/// Safety: `@unchecked Sendable` because `entries` and `nextID` are read and written only while
+/// holding `lock`, the owner's own lock, under which the owner also calls ``send(_:)``; so a stage
+/// sees events in the owner's order, and once its cancellable has returned it is called no more.
+final class HeadingStages: @unchecked Sendable {
+    private let lock: NSRecursiveLock
+    private var entries: [(id: Int, receive: @Sendable (HeadingEvent) -> Void)] = []
+    private var nextID = 0
+
+    /// Creates an empty list guarded by its owner's lock.
+    /// - Parameter lock: The owner's lock, held while it delivers.
+    init(lock: NSRecursiveLock) { self.lock = lock }
+
+    /// Calls `receive` with every event ``send(_:)`` is given, until the returned value is cancelled.
+    /// - Parameter receive: Called with each event, in order.
+    /// - Returns: A cancellable that stops the calls.
+    func add(_ receive: @escaping @Sendable (HeadingEvent) -> Void) -> AnyCancellable {
+        let id = lock.withLock {
+            defer { nextID += 1 }
+            entries.append((nextID, receive))
+            return nextID
+        }
+        return AnyCancellable { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { self.entries.removeAll { $0.id == id } }
+        }
+    }
+
+    /// Calls every stage with `event`. Called with the owner's lock held.
+    func send(_ event: HeadingEvent) {
+        for entry in entries { entry.receive(event) }
+    }
+}
