@@ -23,7 +23,8 @@ struct ReloadTests {
         #expect(messages.firstIndex(of: "READY=1")! < reloading)
         #expect(messages.lastIndex(of: "READY=1")! > reloading)
         #expect(!messages.contains("STOPPING=1"))
-        #expect(daemon.errors.contains("headingd: SIGHUP: configuration reloaded"))
+        // Written before RELOADING=1, but standard error is read apart from standard output and the socket.
+        #expect(await daemon.wait(untilErrorsContain: "headingd: SIGHUP: configuration reloaded"))
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
         #expect(daemon.terminationStatus == 0)

@@ -12,10 +12,25 @@ struct ConnectionStatusLog: Service {
     let source: GPSDHeadingSource
     /// Told of every state, for systemd's `STATUS=`, when headingd runs under systemd.
     let notifier: SystemdNotifier?
+    /// The source's states from the moment this log was made: subscribed here rather than in
+    /// ``run()``, which the service group may start after the source has already tried once
+    /// (a refused connection goes from `connecting` to `retrying` in microseconds), and that
+    /// first `connecting` line was then never printed.
+    private let states: AsyncStream<GPSDHeadingSource.ConnectionState>
+
+    /// Creates the log, subscribed to the source's states at once.
+    /// - Parameters:
+    ///   - source: The source watched.
+    ///   - notifier: Told of every state, when headingd runs under systemd.
+    init(source: GPSDHeadingSource, notifier: SystemdNotifier?) {
+        self.source = source
+        self.notifier = notifier
+        self.states = source.connectionStates()
+    }
 
     /// Prints until headingd shuts down.
     func run() async {
-        for await state in source.connectionStates().cancelOnGracefulShutdown() {
+        for await state in states.cancelOnGracefulShutdown() {
             notifier?.connectionChanged(state == .watching ? nil : state.description)
             switch state {
             case .connecting(attempt: 1), .watching:
