@@ -80,6 +80,13 @@ public final class ScriptedHeadingSource: HeadingSource {
         state.report(report, from: self)
     }
 
+    /// Reports several headings to the delegate in one call, as a flat-out replay does, whether
+    /// or not the source is started.
+    /// - Parameter headings: The headings, oldest first; nothing is reported when empty.
+    public func send(headings: [Heading]) {
+        state.report(headings: headings, from: self)
+    }
+
     /// Reports a heading with the given true heading, timestamped `timestamp`.
     /// - Parameters:
     ///   - trueHeading: Degrees from true north.

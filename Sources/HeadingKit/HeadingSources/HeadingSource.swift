@@ -45,6 +45,18 @@ public protocol HeadingSourceDelegate: AnyObject, Sendable {
     ///   - heading: The heading.
     func headingSource(_ source: any HeadingSource, didUpdate heading: Heading)
 
+    /// The source measured several headings at once, oldest first: like Core Location's
+    /// `locationManager(_:didUpdateLocations:)`.
+    ///
+    /// Only a source that reads faster than they were measured reports this way (a replay flat
+    /// out); live sources report one heading at a time. A fault or an authorization change is
+    /// never inside a batch: the headings before it come first. The default implementation calls
+    /// ``headingSource(_:didUpdate:)`` with each heading in turn.
+    /// - Parameters:
+    ///   - source: The reporting source.
+    ///   - headings: The headings, oldest first; never empty.
+    func headingSource(_ source: any HeadingSource, didUpdateHeadings headings: [Heading])
+
     /// The source hit a fault. Headings may follow once it recovers.
     /// - Parameters:
     ///   - source: The reporting source.
@@ -56,4 +68,14 @@ public protocol HeadingSourceDelegate: AnyObject, Sendable {
     ///   - source: The reporting source.
     ///   - status: The new status.
     func headingSource(_ source: any HeadingSource, didChangeAuthorization status: HeadingAuthorizationStatus)
+}
+
+extension HeadingSourceDelegate {
+    /// Calls ``headingSource(_:didUpdate:)`` with each heading in turn, oldest first.
+    /// - Parameters:
+    ///   - source: The reporting source.
+    ///   - headings: The headings, oldest first.
+    public func headingSource(_ source: any HeadingSource, didUpdateHeadings headings: [Heading]) {
+        for heading in headings { headingSource(source, didUpdate: heading) }
+    }
 }

@@ -48,4 +48,13 @@ package final class HeadingSourceState<Value>: Sendable {
         case .authorizationChanged(let status): delegate.headingSource(source, didChangeAuthorization: status)
         }
     }
+
+    /// Hands several headings to the delegate in one call, if there is one.
+    /// - Parameters:
+    ///   - headings: The headings, oldest first; nothing is reported when empty.
+    ///   - source: The source reporting them: the delegate's first argument.
+    package func report(headings: [Heading], from source: any HeadingSource) {
+        guard !headings.isEmpty, let delegate else { return }
+        delegate.headingSource(source, didUpdateHeadings: headings)
+    }
 }

@@ -12,6 +12,10 @@ import Combine
 /// Posts every event of a ``HeadingProxy`` or a ``HeadingProcessor`` to a notification center, in
 /// the order it happened.
 ///
+/// One notification per event, except for a batch — a flat-out replay's headings, which the source
+/// reports several at a time — which is one `Notification.Name.headingBatchDidArrive`
+/// notification (see ``NotificationCenter/heading``). Live sources are never batched.
+///
 /// Notifications are posted where the proxy (or processor) delivers (its ``HeadingDelivery``), so
 /// the center's observers run there too. The bridge outlives the proxy's enable–disable cycles
 /// (``HeadingProxy/disable()`` pauses, it does not finish). It stops when cancelled, when it goes
@@ -25,7 +29,9 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     /// Calls its argument with each of the poster's events until cancelled; `nil` once the
     /// poster is gone. A stage of the poster's, not a subscription to its publisher: no subject
     /// hop per event.
-    private let addStage: @Sendable (@escaping @Sendable (HeadingEvent) -> Void) -> AnyCancellable?
+    private let addStage: @Sendable (
+        _ receive: @escaping @Sendable (HeadingEvent) -> Void, _ receiveBatch: @escaping @Sendable ([HeadingEvent]) -> Void
+    ) -> AnyCancellable?
     private let center: NotificationCenter
     private let lock = NSLock()
     private var subscription: AnyCancellable?
@@ -37,7 +43,7 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     ///   - center: Where to post. Default `NotificationCenter.heading`.
     public init(proxy: HeadingProxy, center: NotificationCenter = .heading) {
         self.poster = proxy
-        self.addStage = { [weak proxy] receive in proxy?.addStage(receive) }
+        self.addStage = { [weak proxy] receive, receiveBatch in proxy?.addStage(receive, batch: receiveBatch) }
         self.center = center
         subscribe()
     }
@@ -48,7 +54,7 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     ///   - center: Where to post. Default `NotificationCenter.heading`.
     public init(processor: HeadingProcessor, center: NotificationCenter = .heading) {
         self.poster = processor
-        self.addStage = { [weak processor] receive in processor?.addStage(receive) }
+        self.addStage = { [weak processor] receive, receiveBatch in processor?.addStage(receive, batch: receiveBatch) }
         self.center = center
         subscribe()
     }
@@ -70,9 +76,12 @@ public final class HeadingNotificationBridge: @unchecked Sendable {
     private func subscribe() {
         guard !lock.withLock({ isCancelled }) else { return }
         let center = center
-        guard let cancellable = addStage({ [weak self] event in
-            center.post(Notification.heading(event, object: self?.poster))
-        }) else { return }
+        guard
+            let cancellable = addStage(
+                { [weak self] event in center.post(Notification.heading(event, object: self?.poster)) },
+                { [weak self] events in center.post(Notification.heading(contentsOf: events, object: self?.poster)) }
+            )
+        else { return }
         lock.withLock {
             if isCancelled { cancellable.cancel() } else { subscription = cancellable }
         }

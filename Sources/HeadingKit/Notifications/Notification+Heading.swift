@@ -22,7 +22,9 @@ extension Notification {
     /// The notice of a `Notification.Name.headingStatusDidChange` notification; `nil` for any other.
     public var headingNotice: HeadingNotice? { headingEvent?.notice }
 
-    /// The event any of the heading notifications carries; `nil` for other notifications.
+    /// The event any of the single-event heading notifications carries; `nil` for other
+    /// notifications, and for a `Notification.Name.headingBatchDidArrive` batch, whose events
+    /// ``headingEvents`` gives.
     public var headingEvent: HeadingEvent? {
         // One class cast: far cheaper on Linux than casting `Any` to a struct with strings inside.
         // A heading notification's `userInfo` has one entry: read it without hashing the key (a
@@ -30,6 +32,29 @@ extension Notification {
         guard let userInfo else { return nil }
         if userInfo.count == 1, let box = userInfo.first?.value as? HeadingEventBox { return box.event }
         return (userInfo[Self.headingValueKey] as? HeadingEventBox)?.event
+    }
+
+    /// Every heading event this notification carries, oldest first: a batch's events, the one
+    /// event of any other heading notification, and none for other notifications. Read this
+    /// rather than ``headingEvent`` in an observer of every name, and no batch goes unseen.
+    public var headingEvents: [HeadingEvent] {
+        var events: [HeadingEvent] = []
+        forEachHeadingEvent { events.append($0) }
+        return events
+    }
+
+    /// Calls `body` with every heading event this notification carries, oldest first, without
+    /// collecting them: the typed observers' way in.
+    /// - Parameter body: Called with each event.
+    func forEachHeadingEvent(_ body: (HeadingEvent) -> Void) {
+        guard let userInfo else { return }
+        // As in `headingEvent`: a heading notification has one entry, read without hashing its key.
+        guard let value = userInfo.count == 1 ? userInfo.first?.value : userInfo[Self.headingValueKey] else { return }
+        if let box = value as? HeadingEventBox {
+            body(box.event)
+        } else if let batch = value as? HeadingEventBatchBox {
+            for event in batch.events { body(event) }
+        }
     }
 
     /// The notification that carries `event`, posted by `object`.
@@ -47,6 +72,16 @@ extension Notification {
             }
         return Notification(name: name, object: object, userInfo: [headingValueKey: HeadingEventBox(event)])
     }
+
+    /// The notification that carries several events at once, posted by `object`: named
+    /// `Notification.Name.headingBatchDidArrive`, with the events in `userInfo`.
+    /// - Parameters:
+    ///   - events: The events, oldest first.
+    ///   - object: The poster, usually a ``HeadingProxy`` or a ``HeadingProcessor``.
+    /// - Returns: A batch notification; read its events with ``headingEvents``.
+    public static func heading(contentsOf events: [HeadingEvent], object: AnyObject?) -> Notification {
+        Notification(name: .headingBatchDidArrive, object: object, userInfo: [headingValueKey: HeadingEventBatchBox(events)])
+    }
 }
 
 /// The event a heading notification carries, in a class: `userInfo` holds it without boxing a
@@ -56,4 +91,12 @@ final class HeadingEventBox: Sendable {
     let event: HeadingEvent
 
     init(_ event: HeadingEvent) { self.event = event }
+}
+
+/// The events a batch notification carries, in a class, for the same reason as ``HeadingEventBox``.
+final class HeadingEventBatchBox: Sendable {
+    /// The events, oldest first.
+    let events: [HeadingEvent]
+
+    init(_ events: [HeadingEvent]) { self.events = events }
 }

@@ -21,6 +21,14 @@ extension NotificationCenter {
     /// ``faultPublisher(from:)``, or with the async sequences ``headingEvents(from:bufferingPolicy:)``,
     /// ``headings(from:bufferingPolicy:)`` and ``faults(from:bufferingPolicy:)``. Observers run where
     /// the poster delivers (its ``HeadingDelivery``).
+    ///
+    /// **Batches.** A flat-out replay reports its headings several at a time, and they are posted
+    /// as one `Notification.Name.headingBatchDidArrive` notification per batch, the events in
+    /// order in ``Foundation/Notification/headingEvents``: posting each one would cost more than
+    /// everything else a heading goes through. The typed observers, publishers and sequences above
+    /// take batches apart and deliver one event at a time, in order; an observer of a single name
+    /// (`headingDidUpdate`) sees live headings only. Live sources (gpsd, the simulation, a replay at
+    /// its recorded speed) never batch: one notification per event.
     public static let heading = NotificationCenter()
 
     /// Calls `block` with every heading event posted to this center, in the order posted.
@@ -38,7 +46,7 @@ extension NotificationCenter {
         using block: @escaping @Sendable (HeadingEvent) -> Void
     ) -> HeadingObservation {
         let token = addObserver(forName: nil, object: object, queue: nil) { notification in
-            if let event = notification.headingEvent { block(event) }
+            notification.forEachHeadingEvent(block)
         }
         return HeadingObservation(center: self, token: token)
     }
@@ -92,14 +100,27 @@ extension NotificationCenter {
     /// - Parameter object: Only headings posted by this object; `nil` for all.
     /// - Returns: A publisher that never fails or finishes.
     public func headingPublisher(from object: AnyObject? = nil) -> AnyPublisher<Heading, Never> {
-        publisher(for: .headingDidUpdate, object: object).compactMap(\.heading).eraseToAnyPublisher()
+        eventPublisher(from: object).compactMap(\.heading).eraseToAnyPublisher()
     }
 
     /// Every fault posted to this center, as a publisher (Combine, or OpenCombine on Linux).
     /// - Parameter object: Only faults posted by this object; `nil` for all.
     /// - Returns: A publisher that never fails or finishes.
     public func faultPublisher(from object: AnyObject? = nil) -> AnyPublisher<HeadingFault, Never> {
-        publisher(for: .headingDidFail, object: object).compactMap(\.headingFault).eraseToAnyPublisher()
+        eventPublisher(from: object).compactMap(\.fault).eraseToAnyPublisher()
+    }
+
+    /// Every heading event posted to this center, batches taken apart, as a publisher: its
+    /// observer is added when a subscriber arrives and removed when it cancels.
+    private func eventPublisher(from object: AnyObject?) -> AnyPublisher<HeadingEvent, Never> {
+        let center = self
+        let poster = WeakPoster(object)
+        return Deferred {
+            let subject = PassthroughSubject<HeadingEvent, Never>()
+            let observation = center.addHeadingEventObserver(from: poster.object) { subject.send($0) }
+            return subject.handleEvents(receiveCancel: { observation.cancel() })
+        }
+        .eraseToAnyPublisher()
     }
 
     private func observedStream<Element: Sendable>(

@@ -56,12 +56,4 @@ extension NotificationCenter {
     }
 }
 
-/// The object filter of a publisher, held weakly until a subscriber arrives.
-///
-/// Safety: `@unchecked Sendable` because `object` is written only by `init` (a weak reference,
-/// then only read, once per subscription), and the center only compares it by identity.
-private final class WeakPoster: @unchecked Sendable {
-    private(set) weak var object: AnyObject?
-    init(_ object: AnyObject?) { self.object = object }
-}
 #endif

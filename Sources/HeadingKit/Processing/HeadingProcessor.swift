@@ -128,7 +128,10 @@ public final class HeadingProcessor: @unchecked Sendable {
     /// Subscribes to one proxy, for as long as the processor runs (a proxy's `disable()` pauses it).
     private func subscribe(to index: Int) {
         guard lock.withLock({ isRunning }) else { return }
-        let cancellable = proxies[index].addStage { [weak self] event in self?.receive(event, from: index) }
+        let cancellable = proxies[index].addStage(
+            { [weak self] event in self?.receive(event, from: index) },
+            batch: { [weak self] events in self?.receive(contentsOf: events, from: index) }
+        )
         lock.withLock {
             if isRunning { subscriptions[index] = cancellable } else { cancellable.cancel() }
         }
@@ -140,6 +143,19 @@ public final class HeadingProcessor: @unchecked Sendable {
             outputs.removeAll(keepingCapacity: true)
             core.receive(event, from: index, at: now(), into: &outputs)
             for output in outputs { send(output) }
+            scheduleTimer()
+        }
+    }
+
+    /// A batch (a flat-out replay's headings): the core takes each in turn, and the outputs go
+    /// on as one batch, timed at one reading of the clock.
+    private func receive(contentsOf events: [HeadingEvent], from index: Int) {
+        lock.withLock {
+            guard isRunning else { return }
+            outputs.removeAll(keepingCapacity: true)
+            let now = now()
+            for event in events { core.receive(event, from: index, at: now, into: &outputs) }
+            send(contentsOf: outputs)
             scheduleTimer()
         }
     }
@@ -163,6 +179,26 @@ public final class HeadingProcessor: @unchecked Sendable {
         }
     }
 
+    /// Hands a batch of outputs to the subscribers, as ``delivery`` says. Called with `lock` held.
+    private func send(contentsOf outputs: [HeadingEvent]) {
+        if outputs.count <= 1 {
+            for output in outputs { send(output) }
+            return
+        }
+        if delivery.isImmediate { return deliver(contentsOf: outputs) }
+        delivery.perform { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { self.deliver(contentsOf: outputs) }
+        }
+    }
+
+    /// Calls the publisher's subscribers with each output, and the stages with the batch.
+    /// Called with `lock` held.
+    private func deliver(contentsOf outputs: [HeadingEvent]) {
+        for output in outputs { subject.send(output) }
+        stages.send(contentsOf: outputs)
+    }
+
     /// Calls the publisher's subscribers and the stages with one output. Called with `lock` held.
     private func deliver(_ output: HeadingEvent) {
         subject.send(output)
@@ -172,10 +208,16 @@ public final class HeadingProcessor: @unchecked Sendable {
     /// Calls `receive` with every event the publisher sends, at the same moment and under the
     /// same lock, until the returned value is cancelled: HeadingKit's own consumers (the
     /// notification bridge) use it instead of a subscription to ``publisher``.
-    /// - Parameter receive: Called with each event, in order.
+    /// - Parameters:
+    ///   - receive: Called with each event, in order.
+    ///   - receiveBatch: Called with each batch (from a flat-out replay), oldest first; by
+    ///     default `receive` with each in turn.
     /// - Returns: A cancellable that stops the calls.
-    package func addStage(_ receive: @escaping @Sendable (HeadingEvent) -> Void) -> AnyCancellable {
-        stages.add(receive)
+    package func addStage(
+        _ receive: @escaping @Sendable (HeadingEvent) -> Void,
+        batch receiveBatch: (@Sendable ([HeadingEvent]) -> Void)? = nil
+    ) -> AnyCancellable {
+        stages.add(receive, batch: receiveBatch)
     }
 
     /// Wakes at the core's next deadline: only an earlier deadline replaces a scheduled one; a

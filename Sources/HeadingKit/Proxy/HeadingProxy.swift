@@ -61,6 +61,8 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     private let endedStreams = EndedStreams()
     /// HeadingKit's own stages (the processor), called straight from ``send(_:)``.
     private let stages: HeadingStages
+    /// The headings of one batch that pass the filter, reused from batch to batch.
+    private var batch: [HeadingEvent] = []
 
     /// Creates a proxy and makes itself the source's delegate. Nothing starts until ``enable()``.
     /// - Parameters:
@@ -248,10 +250,16 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// Calls `receive` with every event the publisher sends, at the same moment and under the
     /// same lock, until the returned value is cancelled: HeadingKit's stages use it instead of a
     /// subscription to ``publisher``.
-    /// - Parameter receive: Called with each event, in order.
+    /// - Parameters:
+    ///   - receive: Called with each event, in order.
+    ///   - receiveBatch: Called with each batch (a flat-out replay's headings), oldest first;
+    ///     by default `receive` with each in turn.
     /// - Returns: A cancellable that stops the calls.
-    package func addStage(_ receive: @escaping @Sendable (HeadingEvent) -> Void) -> AnyCancellable {
-        stages.add(receive)
+    package func addStage(
+        _ receive: @escaping @Sendable (HeadingEvent) -> Void,
+        batch receiveBatch: (@Sendable ([HeadingEvent]) -> Void)? = nil
+    ) -> AnyCancellable {
+        stages.add(receive, batch: receiveBatch)
     }
 
     // MARK: HeadingSourceDelegate
@@ -264,6 +272,30 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         lock.withLock {
             guard machine.shouldDeliver(heading) else { return }
             publish(.heading(heading))
+        }
+    }
+
+    /// Delivers the headings that pass ``headingFilter`` to every subscriber, oldest first, if the
+    /// proxy is enabled: one at a time to its publisher and async sequences, as one batch to
+    /// HeadingKit's stages (and so to the notification center as one notification).
+    /// - Parameters:
+    ///   - source: The reporting source.
+    ///   - headings: The headings, oldest first.
+    public func headingSource(_ source: any HeadingSource, didUpdateHeadings headings: [Heading]) {
+        lock.withLock {
+            batch.removeAll(keepingCapacity: true)
+            for heading in headings where machine.shouldDeliver(heading) { batch.append(.heading(heading)) }
+            guard !batch.isEmpty else { return }
+            if delivery.isImmediate { return send(contentsOf: batch) }
+            let events = batch
+            let generation = machine.generation
+            delivery.perform { [weak self] in
+                guard let self else { return }
+                self.lock.withLock {
+                    guard generation == self.machine.generation else { return }
+                    self.send(contentsOf: events)
+                }
+            }
         }
     }
 
@@ -321,5 +353,24 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         stages.send(event)
         removeEndedStreams()
         for sink in streams.values { sink.yield(event) }
+    }
+
+    /// Calls every subscriber with each of `events`, now: the publisher and the streams one at a
+    /// time, the stages with the batch. A sink that calls ``disable()`` mid-batch ends it there,
+    /// for every subscriber, as it would end single headings. Called with `lock` held.
+    private func send(contentsOf events: [HeadingEvent]) {
+        let generation = machine.generation
+        var delivered = 0
+        for event in events {
+            guard machine.generation == generation else { break }
+            subject.send(event)
+            delivered += 1
+        }
+        let events = delivered == events.count ? events : Array(events.prefix(delivered))
+        stages.send(contentsOf: events)
+        removeEndedStreams()
+        for sink in streams.values {
+            for event in events { sink.yield(event) }
+        }
     }
 }

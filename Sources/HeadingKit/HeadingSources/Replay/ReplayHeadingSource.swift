@@ -26,7 +26,9 @@ public final class ReplayHeadingSource: HeadingSource {
     public enum Speed: Sendable, Hashable, CustomStringConvertible {
         /// The recorded pace divided by `multiplier`: 1 is as recorded, 10 is ten times faster.
         case recorded(multiplier: Double)
-        /// As fast as the lines can be read and delivered.
+        /// As fast as the lines can be read and delivered. Headings are then reported several at a
+        /// time (``HeadingSourceDelegate/headingSource(_:didUpdateHeadings:)``), up to
+        /// ``ReplayHeadingSource/batchSize`` at once; a fault is reported after the headings before it.
         case flatOut
 
         /// The recorded pace.
@@ -246,6 +248,16 @@ public final class ReplayHeadingSource: HeadingSource {
     fileprivate func report(_ report: HeadingSourceReport) {
         state.report(report, from: self)
     }
+
+    /// Hands a batch of headings to the delegate.
+    fileprivate func report(headings: [Heading]) {
+        state.report(headings: headings, from: self)
+    }
+
+    /// The most headings a flat-out replay reports in one call: enough that the work per batch
+    /// (one notification) vanishes beside the headings' own, few enough that a batch is a few
+    /// tens of kilobytes.
+    public static let batchSize = 256
 }
 
 /// One run of a replay: reads, decodes, paces and delivers, on the task the source started. It
@@ -256,6 +268,8 @@ private struct Replay: Sendable {
     let source: @Sendable () -> ReplayHeadingSource?
     /// What this run has done so far.
     var summary = ReplayHeadingSource.Summary()
+    /// A flat-out replay's headings not yet reported, oldest first (a batch being filled).
+    var pending: [Heading] = []
 
     /// How many lines a flat-out replay reads between checks for cancellation.
     private static let yieldInterval = 4096
@@ -267,6 +281,8 @@ private struct Replay: Sendable {
         )
         var timeline = ReplayTimeline(untimedInterval: 1 / configuration.untimedRate)
         var pacedOffset = 0.0
+        let batches = configuration.speed == .flatOut
+        if batches { pending.reserveCapacity(ReplayHeadingSource.batchSize) }
         while true {
             let reader: BoundedLineReader
             do {
@@ -310,6 +326,7 @@ private struct Replay: Sendable {
                     sinceYield += 1
                     if sinceYield >= Self.yieldInterval {
                         sinceYield = 0
+                        reportPending()
                         await Task.yield()
                     }
                 }
@@ -319,12 +336,23 @@ private struct Replay: Sendable {
                 if output.isSkipped { summary.skippedLines += 1 }
                 if output.isDuplicate { summary.duplicates += 1 }
                 switch output.report {
-                case .heading: summary.headings += 1
-                case .fault: summary.faults += 1
-                case .authorizationChanged, nil: break
+                case .heading(let heading) where batches:
+                    pending.append(heading)
+                    if pending.count >= ReplayHeadingSource.batchSize { reportPending(to: source) }
+                case .heading(let heading):
+                    summary.headings += 1
+                    source.report(.heading(heading))
+                case .fault(let fault):
+                    reportPending(to: source)  // the headings before a fault come first
+                    summary.faults += 1
+                    source.report(.fault(fault))
+                case .authorizationChanged(let status):
+                    reportPending(to: source)
+                    source.report(.authorizationChanged(status))
+                case nil: break
                 }
-                if let report = output.report { source.report(report) }
             }
+            reportPending()
             source()?.update(summary)
             // A loop needs headings to loop over: a file without any would spin for nothing.
             guard configuration.loops, !Task.isCancelled, summary.headings > headingsBefore else {
@@ -335,7 +363,16 @@ private struct Replay: Sendable {
         }
     }
 
+    /// Reports the batch being filled, if any, and counts its headings.
+    private mutating func reportPending(to source: ReplayHeadingSource? = nil) {
+        guard !pending.isEmpty else { return }
+        summary.headings += pending.count
+        (source ?? self.source())?.report(headings: pending)
+        pending.removeAll(keepingCapacity: true)
+    }
+
     private mutating func deliverFault(_ code: HeadingFault.Code, _ reason: String) {
+        reportPending()
         summary.faults += 1
         source()?.report(.fault(HeadingFault(code: code, source: configuration.sourceName, reason: reason)))
     }
