@@ -18,11 +18,13 @@ struct AllocationBudgetTests {
     /// measured 2026-11-23 (docs/performance.md); one allocation in 3100 lines is a table made
     /// once. The suite runs a debug build, which allocates far more (no stack promotion, no
     /// inlining); `swift test -c release -Xswiftc -enable-testing` checks the optimized figures.
-    /// Issue 16 aims at 3 per heading, optimized.
+    /// Issue 16 aims at 3 per heading, optimized: a flat-out replay's batched headings take 1.02
+    /// (the sentence's bytes, and one notification per 256 headings); live, one notification per
+    /// heading, 6.
     #if DEBUG
     static let budget = (heading: 177.4, decoding: 161.4, batchedHeading: 166.6)
     #else
-    static let budget = (heading: 6.0, decoding: 1.001, batchedHeading: 0.0)
+    static let budget = (heading: 6.0, decoding: 1.001, batchedHeading: 1.03)
     #endif
 
     /// One checksummed sentence.

@@ -109,29 +109,28 @@ extension HeadingProcessor {
             if let position = raw.position { lastPosition = position }
             let modelVariation = HeadingCorrection.needsModelVariation(raw) ? modelVariation(for: raw, warnings: &output) : nil
             let heading = sources[index].correction.apply(to: raw, modelVariation: modelVariation, lastPosition: lastPosition)
-            var source = sources[index]
-            let isFirstHeading = source.health.lastHeadingAt == nil
-            switch source.health {
+            // In place: a copy of the source's state (a heading inside) twice per heading showed in profiles.
+            let isFirstHeading = sources[index].health.lastHeadingAt == nil
+            switch sources[index].health {
             case .impaired:
                 output.append(
                     .notice(
-                        HeadingNotice(code: .recovered, source: source.name, reason: "headings again", timestamp: heading.timestamp)
+                        HeadingNotice(code: .recovered, source: sources[index].name, reason: "headings again", timestamp: heading.timestamp)
                     )
                 )
-                source.health = .healthy(since: now, lastHeadingAt: now)
+                sources[index].health = .healthy(since: now, lastHeadingAt: now)
             case .awaitingFirst:
-                source.health = .healthy(since: now, lastHeadingAt: now)
+                sources[index].health = .healthy(since: now, lastHeadingAt: now)
             case .healthy(let since, _):
-                source.health = .healthy(since: since, lastHeadingAt: now)
+                sources[index].health = .healthy(since: since, lastHeadingAt: now)
             }
-            source.lastHeading = heading
-            sources[index] = source
+            sources[index].lastHeading = heading
 
             if active == nil {
                 active = index
             } else if let current = active, index < current, isFirstHeading, now < configuration.staleAfter {
                 // Starting up: every source has one stale period to report, and the best one wins at once.
-                output += switchTo(index, reason: "starting up: \(source.name) ranks above \(sources[current].name)", isStartUp: true, at: now)
+                output += switchTo(index, reason: "starting up: \(sources[index].name) ranks above \(sources[current].name)", isStartUp: true, at: now)
             } else if let current = active, current != index, !sources[current].health.isHealthy {
                 // The active source is down: the best healthy one takes over at once.
                 output += switchTo(bestHealthy() ?? index, reason: "\(sources[current].name) is not delivering", at: now)
