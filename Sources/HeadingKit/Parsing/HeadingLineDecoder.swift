@@ -121,6 +121,19 @@ public struct HeadingLineDecoder: Sendable {
         decodeLine(line, number: number, receivedAt: receivedAt)
     }
 
+    /// Decodes one line in a buffer, the form gpsd's connection hands it over in: the same as the
+    /// generic ``decode(_:number:receivedAt:)``, compiled for buffers. A caller in another module
+    /// (HeadingKitGPSD's reader) gets the generic one unspecialized, every `drop`, `first` and
+    /// slice through witness tables: a quarter of a live headingd's CPU in `perf`.
+    /// - Parameters:
+    ///   - line: The line's bytes, without its newline; read only during the call.
+    ///   - number: Its 1-based line number.
+    ///   - receivedAt: Now: the timestamp of headings when the recording has not given a date yet.
+    /// - Returns: What the line produced.
+    public mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int, receivedAt: Date) -> Output {
+        decodeLine(line, number: number, receivedAt: receivedAt)
+    }
+
     private mutating func decodeLine(_ line: some BidirectionalCollection<UInt8>, number: Int, receivedAt: Date) -> Output {
         var content = line.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
         while let last = content.last, last == 0x0D || last == 0x20 || last == 0x09 { content = content.dropLast() }
