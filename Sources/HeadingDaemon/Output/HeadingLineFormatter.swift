@@ -76,18 +76,18 @@ final class HeadingLineFormatter: Sendable {
     }
 
     private func appendJSON(_ heading: Heading, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"trueHeading":"#.utf8)
+        Self.append(#"{"trueHeading":"#, to: &bytes)
         Self.appendNumber(heading.trueHeading, to: &bytes)
-        bytes.append(contentsOf: #","magneticHeading":"#.utf8)
+        Self.append(#","magneticHeading":"#, to: &bytes)
         Self.appendNumber(heading.magneticHeading, to: &bytes)
-        bytes.append(contentsOf: #","accuracy":"#.utf8)
+        Self.append(#","accuracy":"#, to: &bytes)
         Self.appendNumber(heading.headingAccuracy, to: &bytes)
-        bytes.append(contentsOf: #","timestamp":""#.utf8)
+        Self.append(#","timestamp":""#, to: &bytes)
         Self.appendTimestamp(heading.timestamp, to: &bytes)
-        bytes.append(contentsOf: #"","source":"#.utf8)
-        bytes.append(contentsOf: quoted(source: heading.source).utf8)
-        bytes.append(contentsOf: #","kind":""#.utf8)
-        bytes.append(contentsOf: heading.kind.rawValue.utf8)  // identifiers: nothing to escape
+        Self.append(#"","source":"#, to: &bytes)
+        Self.append(quoted(source: heading.source), to: &bytes)
+        Self.append(#","kind":""#, to: &bytes)
+        Self.append(heading.kind.rawValue, to: &bytes)  // identifiers: nothing to escape
         bytes.append(UInt8(ascii: "\""))
         if let pitch = heading.pitch, pitch.isFinite { Self.appendMember(#","pitch":"#, pitch, to: &bytes) }
         if let roll = heading.roll, roll.isFinite { Self.appendMember(#","roll":"#, roll, to: &bytes) }
@@ -96,8 +96,8 @@ final class HeadingLineFormatter: Sendable {
         }
         if let deviation = heading.deviation, deviation.isFinite { Self.appendMember(#","deviation":"#, deviation, to: &bytes) }
         if let origin = heading.variationOrigin {
-            bytes.append(contentsOf: #","variationOrigin":""#.utf8)
-            bytes.append(contentsOf: origin.rawValue.utf8)
+            Self.append(#","variationOrigin":""#, to: &bytes)
+            Self.append(origin.rawValue, to: &bytes)
             bytes.append(UInt8(ascii: "\""))
         }
         if let position = heading.position {
@@ -107,19 +107,27 @@ final class HeadingLineFormatter: Sendable {
         bytes.append(UInt8(ascii: "}"))
     }
 
+    /// Appends a literal's bytes: one copy, no `UTF8View` iteration.
+    private static func append(_ text: StaticString, to bytes: inout [UInt8]) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a string's UTF-8 bytes in one copy (a short string is copied off the stack).
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
     /// Appends `name` (with its quotes, colon and leading comma) and a finite number.
     private static func appendMember(_ name: StaticString, _ value: Double, to bytes: inout [UInt8]) {
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: value.description.utf8)  // a short number is a small string: no allocation
+        append(name, to: &bytes)
+        append(value.description, to: &bytes)  // a short number is a small string: no allocation
     }
 
     /// Appends a JSON number, or `null` for unknown or non-finite values.
     private static func appendNumber(_ value: Double?, to bytes: inout [UInt8]) {
-        guard let value, value.isFinite else {
-            bytes.append(contentsOf: "null".utf8)
-            return
-        }
-        bytes.append(contentsOf: value.description.utf8)
+        guard let value, value.isFinite else { return append("null", to: &bytes) }
+        append(value.description, to: &bytes)
     }
 
     /// A JSON number, or `null` for unknown or non-finite values.

@@ -102,7 +102,7 @@ struct HeadingPipeline {
         defer { processor.stop() }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: services(reloader: reloader, notifySocket: notifySocket),
+                services: services(reloader: reloader, notifySocket: notifySocket, shutdown: shutdown),
                 logger: logger
             )
         )
@@ -112,7 +112,9 @@ struct HeadingPipeline {
 
     /// The consumers and the stages that run, in start order; they shut down in reverse, so the
     /// proxies stop their sources first.
-    private func services(reloader: ConfigurationReloader, notifySocket: NotifySocket?) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    private func services(
+        reloader: ConfigurationReloader, notifySocket: NotifySocket?, shutdown: ShutdownRequest
+    ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let replays = replays
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log"),
@@ -121,12 +123,18 @@ struct HeadingPipeline {
         // Replays end headingd when they are all there is and all have ended; beside a live source they just stop.
         if !replays.isEmpty, replays.count == sources.count {
             services.append(
-                .init(service: ReplayWatcher(sources: replays), successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay")
+                .init(
+                    service: ReplayWatcher(sources: replays, whenAllEnded: { shutdown.request() }),
+                    successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay"
+                )
             )
         } else {
             for replay in replays {
                 services.append(
-                    .init(service: ReplayWatcher(sources: [replay]), successTerminationBehavior: .ignore, serviceName: "replay \(replay.name)")
+                    .init(
+                        service: ReplayWatcher(sources: [replay], whenAllEnded: nil), successTerminationBehavior: .ignore,
+                        serviceName: "replay \(replay.name)"
+                    )
                 )
             }
         }

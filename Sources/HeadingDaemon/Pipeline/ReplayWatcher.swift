@@ -4,18 +4,24 @@
 import HeadingKit
 import ServiceLifecycle
 
-/// Ends headingd when its finite replays end: a service that returns when all of them have.
+/// Ends headingd when its finite replays end: once all of them have, it asks for the shutdown
+/// (when they are all the sources there are), then waits for its own turn to stop.
 struct ReplayWatcher: Service {
     /// The replays watched.
     let sources: [ReplayHeadingSource]
+    /// Called once every replay has read its file or failed to, unless one was stopped (by the
+    /// shutdown itself); `nil` when the replays run beside a live source and end nothing.
+    let whenAllEnded: (@Sendable () -> Void)?
 
-    /// Returns when every replay has read its file or failed to. A replay that was stopped was
-    /// stopped by the shutdown itself (the proxies, later in the group, stop their sources first):
-    /// then the watcher waits for its own turn to shut down, because a service that returns before
-    /// the group has told it to is a failure to ServiceLifecycle (headingd would exit 1).
+    /// Waits for the replays, then for the group's shutdown to reach this service.
+    ///
+    /// It never returns on its own: a service that returns while the group shuts down for another
+    /// reason — the heading log's `--count` reached while the replay reads its last lines — is a
+    /// failure to ServiceLifecycle (headingd exited 1 when a flat-out replay ended in that window).
     func run() async {
         var wasStopped = false
         for source in sources where await source.waitUntilFinished().outcome == .stopped { wasStopped = true }
-        if wasStopped { try? await gracefulShutdown() }
+        if !wasStopped { whenAllEnded?() }
+        try? await gracefulShutdown()
     }
 }

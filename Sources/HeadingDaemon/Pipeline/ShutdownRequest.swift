@@ -4,8 +4,9 @@
 import ServiceLifecycle
 import Synchronization
 
-/// SIGTERM or SIGINT, seen once for the whole process and never lost: it shuts down the service
-/// group that is running, or the next one as soon as it exists, and no pipeline starts after it.
+/// SIGTERM or SIGINT, seen once for the whole process and never lost — or the end of every
+/// replay when replays are all there is: it shuts down the service group that is running, or the
+/// next one as soon as it exists, and no pipeline starts after it.
 ///
 /// The signals are watched by ``StopDeadline``'s handlers, installed once at start, not by each
 /// pipeline's `ServiceGroup`: a group's own handlers are armed by libdispatch only some time after
