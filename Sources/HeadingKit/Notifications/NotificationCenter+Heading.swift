@@ -24,7 +24,7 @@ extension NotificationCenter {
     ///
     /// **Batches.** A flat-out replay reports its headings several at a time, and they are posted
     /// as one `Notification.Name.headingBatchDidArrive` notification per batch, the events in
-    /// order in ``Foundation/Notification/headingEvents``: posting each one would cost more than
+    /// order in `Notification.headingEvents`: posting each one would cost more than
     /// everything else a heading goes through. The typed observers, publishers and sequences above
     /// take batches apart and deliver one event at a time, in order; an observer of a single name
     /// (`headingDidUpdate`) sees live headings only. Live sources (gpsd, the simulation, a replay at
