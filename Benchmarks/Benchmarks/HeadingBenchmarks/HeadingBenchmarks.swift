@@ -158,6 +158,24 @@ let benchmarks: @Sendable () -> Void = {
         pipeline.tearDown()
     }
 
+    // The same at a live rate: one line after each 100 ms asleep, as a 10 Hz sensor wakes headingd,
+    // so the caches are as cold as they are live (the loop above keeps them warm). One pipeline
+    // for every iteration, as a running headingd has.
+    let liveSource = ScriptedHeadingSource()
+    let livePipeline = Pipeline(source: liveSource)
+    livePipeline.proxy.enable()
+    Benchmark(
+        "latency bytes in → observer (HDT), one every 100 ms",
+        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
+    ) { benchmark in
+        var decoder = HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
+        try await Task.sleep(for: .milliseconds(100))
+        benchmark.startMeasurement()
+        if let report = decoder.decode(hdt, number: 1, receivedAt: Date()).report { liveSource.send(report) }
+        benchmark.stopMeasurement()
+        blackHole(livePipeline.received.value)
+    }
+
     // MARK: The whole replay source, flat out, over a generated file
 
     Benchmark(
