@@ -31,6 +31,25 @@ struct ReloadTests {
         #expect(await listener.messages.wait { $0.contains("STOPPING=1") })
     }
 
+    /// Found while chasing a CI-only failure: the reloader trapped SIGHUP only when its service
+    /// ran, and a SIGHUP before then (here: as soon as headingd says it is authorized) killed
+    /// headingd, 1 run in 30 on this machine, or was lost. SIGHUP is now watched from the start.
+    @Test func aSIGHUPAsSoonAsHeadingdIsUpIsAReloadNeverADeath() async throws {
+        let directory = try ConfigurationTests.Directory(main: "format = \"text\"\n[simulation]\nrate = 200\n")
+        for attempt in 1...20 {
+            let daemon = DaemonProcess(arguments: ["--config", directory.mainFile])
+            try daemon.start()
+            #expect(await daemon.wait(untilErrorsContain: "headingd: authorization: authorized"))
+            daemon.send(SIGHUP)
+            let reloaded = await daemon.wait(timeout: .seconds(10), untilErrorsContain: "headingd: SIGHUP: configuration reloaded")
+            #expect(reloaded, "attempt \(attempt), stderr: \(daemon.errors)")
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(10)))
+            #expect(daemon.exitedNormally && daemon.terminationStatus == 0, "attempt \(attempt), stderr: \(daemon.errors)")
+            if !reloaded || daemon.terminationStatus != 0 { break }
+        }
+    }
+
     @Test func sighupWithABrokenFileKeepsTheRunningConfiguration() async throws {
         let directory = try ConfigurationTests.Directory(main: "format = \"text\"\n[simulation]\nrate = 200\n")
         let daemon = DaemonProcess(arguments: ["--config", directory.mainFile])

@@ -63,7 +63,8 @@ struct Headingd: AsyncParsableCommand {
         let shutdown = ShutdownRequest()
         StopDeadline.arm(requesting: shutdown)
         let runner = PipelineRunner(
-            loader: loader, headingLimit: outputOptions.count, shutdown: shutdown, logger: Logger(label: "headingd")
+            loader: loader, headingLimit: outputOptions.count, shutdown: shutdown, hangups: HangupSignals(),
+            logger: Logger(label: "headingd")
         )
         let status = try await runner.run(settings)
         if status != .success { throw ExitCode(status.rawValue) }

@@ -15,6 +15,8 @@ struct PipelineRunner: Sendable {
     let headingLimit: Int?
     /// SIGTERM or SIGINT: ends the running pipeline, and no other starts.
     let shutdown: ShutdownRequest
+    /// SIGHUP: read the configuration again.
+    let hangups: HangupSignals
     /// The services' logger.
     let logger: Logger
 
@@ -38,7 +40,10 @@ struct PipelineRunner: Sendable {
         }
         while true {
             let loader = loader
-            let reloader = ConfigurationReloader(notifySocket: notifySocket) { () throws(ConfigurationError) in
+            let shutdown = shutdown
+            let reloader = ConfigurationReloader(
+                hangups: hangups, notifySocket: notifySocket, endGroup: { shutdown.endRunningGroup() }
+            ) { () throws(ConfigurationError) in
                 try loader.load().settings
             }
             let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, signalKSelf: identity(), logger: logger)

@@ -35,6 +35,14 @@ final class ShutdownRequest: Sendable {
         if let group { Task { await group.triggerGracefulShutdown() } }
     }
 
+    /// Ends the running group gracefully without asking for headingd's shutdown, so that the
+    /// next pipeline starts: what a reload does. A service that ends its group this way, rather
+    /// than by returning, is never a service returning during another's shutdown (a failure to
+    /// ServiceLifecycle, exit status 1) when SIGTERM comes at the same moment.
+    func endRunningGroup() {
+        if let group = state.withLock({ $0.group }) { Task { await group.triggerGracefulShutdown() } }
+    }
+
     /// Runs `group` until it ends, shut down gracefully at once if shutdown was already asked for.
     /// - Parameter group: A service group that traps no signals itself.
     func run(_ group: ServiceGroup) async throws {
