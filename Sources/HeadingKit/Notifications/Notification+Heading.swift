@@ -27,11 +27,7 @@ extension Notification {
     /// ``headingEvents`` gives.
     public var headingEvent: HeadingEvent? {
         // One class cast: far cheaper on Linux than casting `Any` to a struct with strings inside.
-        // A heading notification's `userInfo` has one entry: read it without hashing the key (a
-        // `HeadingEventBox` can come from nowhere else); with more, look the key up.
-        guard let userInfo else { return nil }
-        if userInfo.count == 1, let box = userInfo.first?.value as? HeadingEventBox { return box.event }
-        return (userInfo[Self.headingValueKey] as? HeadingEventBox)?.event
+        (headingValue as? HeadingEventBox)?.event
     }
 
     /// Every heading event this notification carries, oldest first: a batch's events, the one
@@ -47,14 +43,20 @@ extension Notification {
     /// collecting them: the typed observers' way in.
     /// - Parameter body: Called with each event.
     func forEachHeadingEvent(_ body: (HeadingEvent) -> Void) {
-        guard let userInfo else { return }
-        // As in `headingEvent`: a heading notification has one entry, read without hashing its key.
-        guard let value = userInfo.count == 1 ? userInfo.first?.value : userInfo[Self.headingValueKey] else { return }
+        let value = headingValue
         if let box = value as? HeadingEventBox {
             body(box.event)
         } else if let batch = value as? HeadingEventBatchBox {
             for event in batch.events { body(event) }
         }
+    }
+
+    /// What a heading notification carries (a ``HeadingEventBox`` or a ``HeadingEventBatchBox``),
+    /// or anything else under its key. A heading notification's `userInfo` has one entry: it is
+    /// read without hashing the key (the boxes come from nowhere else); with more, the key is looked up.
+    private var headingValue: Any? {
+        guard let userInfo else { return nil }
+        return userInfo.count == 1 ? userInfo.first?.value : userInfo[Self.headingValueKey]
     }
 
     /// The notification that carries `event`, posted by `object`.

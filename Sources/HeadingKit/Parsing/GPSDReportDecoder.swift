@@ -306,9 +306,9 @@ public enum GPSDReportDecoder {
                     value = .number(range)
                 }
                 let key = UnsafeBufferPointer(rebasing: bytes[keyRange])
-                if let field = Field(key) {
-                    guard seen & field.bit == 0, apply(value, to: field, of: &raw, in: bytes) else { return nil }
-                    seen |= field.bit
+                if let (field, bit) = Field.named(key) {
+                    guard seen & bit == 0, apply(value, to: field, of: &raw, in: bytes) else { return nil }
+                    seen |= bit
                     if field == .class { hasClass = true }
                 }
                 skipSpace()
@@ -328,24 +328,19 @@ public enum GPSDReportDecoder {
             return raw
         }
 
-        /// The keys HeadingKit reads.
-        private enum Field: Int, CaseIterable {
+        /// The keys HeadingKit reads, spelled as gpsd spells them.
+        private enum Field: String, CaseIterable {
             case `class`, device, time, heading, mheading, mag_st, pitch, roll, mode, track, magtrack, magvar, lat, lon, alt, altHAE, speed, path,
                 activated, message
 
-            /// Each key as gpsd spells it, in the cases' order.
-            private static let spellings = [
-                "class", "device", "time", "heading", "mheading", "mag_st", "pitch", "roll", "mode", "track", "magtrack", "magvar",
-                "lat", "lon", "alt", "altHAE", "speed", "path", "activated", "message",
-            ]
-            private static let names = allCases.map { (name: Array(spellings[$0.rawValue].utf8), field: $0) }
+            /// Each key's bytes, its field, and the field's bit in a set of fields seen.
+            private static let table = allCases.enumerated().map { index, field in
+                (name: Array(field.rawValue.utf8), field: field, bit: UInt32(1) << UInt32(index))
+            }
 
-            /// The field's bit in a set of fields seen.
-            var bit: UInt32 { 1 << UInt32(rawValue) }
-
-            init?(_ key: UnsafeBufferPointer<UInt8>) {
-                guard let match = Self.names.first(where: { $0.name.elementsEqual(key) }) else { return nil }
-                self = match.field
+            /// The field `key` names, with its bit; `nil` for a key HeadingKit does not read.
+            static func named(_ key: UnsafeBufferPointer<UInt8>) -> (field: Field, bit: UInt32)? {
+                Self.table.first { $0.name.elementsEqual(key) }.map { ($0.field, $0.bit) }
             }
         }
 

@@ -181,10 +181,7 @@ public final class HeadingProcessor: @unchecked Sendable {
 
     /// Hands a batch of outputs to the subscribers, as ``delivery`` says. Called with `lock` held.
     private func send(contentsOf outputs: [HeadingEvent]) {
-        if outputs.count <= 1 {
-            for output in outputs { send(output) }
-            return
-        }
+        guard !outputs.isEmpty else { return }
         if delivery.isImmediate { return deliver(contentsOf: outputs) }
         delivery.perform { [weak self] in
             guard let self else { return }
