@@ -118,25 +118,13 @@ struct HeadingPipeline {
         let replays = replays
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log"),
-            .init(service: reloader, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "configuration reloader"),
+            // It ends its group itself (a reload) and returns only when the group tells it to.
+            .init(service: reloader, serviceName: "configuration reloader"),
         ]
-        // Replays end headingd when they are all there is and all have ended; beside a live source they just stop.
+        // Replays end headingd when they are all there is and all have ended; beside a live source
+        // they just stop, and nothing watches them.
         if !replays.isEmpty, replays.count == sources.count {
-            services.append(
-                .init(
-                    service: ReplayWatcher(sources: replays, whenAllEnded: { shutdown.request() }),
-                    successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay"
-                )
-            )
-        } else {
-            for replay in replays {
-                services.append(
-                    .init(
-                        service: ReplayWatcher(sources: [replay], whenAllEnded: nil), successTerminationBehavior: .ignore,
-                        serviceName: "replay \(replay.name)"
-                    )
-                )
-            }
+            services.append(.init(service: ReplayWatcher(sources: replays, whenAllEnded: { shutdown.request() }), serviceName: "replay"))
         }
         let notifier = notifySocket.map { socket in
             SystemdNotifier(

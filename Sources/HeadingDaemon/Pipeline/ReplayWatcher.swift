@@ -4,14 +4,14 @@
 import HeadingKit
 import ServiceLifecycle
 
-/// Ends headingd when its finite replays end: once all of them have, it asks for the shutdown
-/// (when they are all the sources there are), then waits for its own turn to stop.
+/// Ends headingd when its finite replays, all the sources there are, end: once all of them have,
+/// it asks for the shutdown, then waits for its own turn to stop.
 struct ReplayWatcher: Service {
     /// The replays watched.
     let sources: [ReplayHeadingSource]
     /// Called once every replay has read its file or failed to, unless one was stopped (by the
-    /// shutdown itself); `nil` when the replays run beside a live source and end nothing.
-    let whenAllEnded: (@Sendable () -> Void)?
+    /// shutdown itself).
+    let whenAllEnded: @Sendable () -> Void
 
     /// Waits for the replays, then for the group's shutdown to reach this service.
     ///
@@ -21,7 +21,7 @@ struct ReplayWatcher: Service {
     func run() async {
         var wasStopped = false
         for source in sources where await source.waitUntilFinished().outcome == .stopped { wasStopped = true }
-        if !wasStopped { whenAllEnded?() }
+        if !wasStopped { whenAllEnded() }
         try? await gracefulShutdown()
     }
 }
