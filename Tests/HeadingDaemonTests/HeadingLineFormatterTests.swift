@@ -43,6 +43,19 @@ struct HeadingLineFormatterTests {
         #expect(line.contains("\"magneticVariation\":-3.1"))
     }
 
+    /// One formatter keeps the last second's calendar fields and the last source's quoted name:
+    /// a line must not show them once the heading's own differ.
+    @Test func jsonLinesFromOneFormatterMatchLinesFromFreshOnes() {
+        let formatter = HeadingLineFormatter(format: .json)
+        let seconds: [TimeInterval] = [1_800_000_000.25, 1_800_000_000.9994, 1_800_000_000.9996, 1_800_000_001, 1_799_999_999.5, -0.4, -1.5, 1_800_086_400]
+        for (index, second) in seconds.enumerated() {
+            let heading = Heading(trueHeading: 1, magneticHeading: nil, timestamp: Date(timeIntervalSince1970: second), source: "s\(index % 3)")
+            #expect(formatter.line(for: heading) == HeadingLineFormatter(format: .json).line(for: heading))
+        }
+        let last = Heading(trueHeading: 1, magneticHeading: nil, timestamp: Date(timeIntervalSince1970: 1_800_086_400), source: "s")
+        #expect(formatter.line(for: last).contains(#""timestamp":"2027-01-16T08:00:00.000Z","source":"s""#))
+    }
+
     @Test func textNamesSourceBothHeadingsAndKind() {
         let heading = Heading(trueHeading: 5, magneticHeading: nil, headingAccuracy: 0.5, timestamp: timestamp, source: "s")
         #expect(

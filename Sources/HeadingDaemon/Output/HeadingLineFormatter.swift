@@ -14,13 +14,23 @@ import Darwin
 
 /// Turns headings into the lines headingd prints: readable text, or one JSON object per line.
 ///
-/// On the hot path of a flat-out replay, so it avoids Foundation's formatters: the timestamp is
-/// written digit by digit from `gmtime_r`, and the JSON-quoted source name is kept from one
-/// heading to the next (a source's name does not change).
+/// On the hot path of a flat-out replay, so it avoids Foundation's formatters: numbers are written
+/// by ``DecimalText`` (the same text as `description`, without a string), the timestamp digit by
+/// digit from `gmtime_r`, and the JSON-quoted source name is kept from one heading to the next
+/// (a source's name does not change).
 final class HeadingLineFormatter: Sendable {
     /// The output format.
     let format: OutputFormat
-    private let quotedSource = Mutex<(name: String, quoted: String)>(("", "\"\""))
+    /// What one line leaves for the next: the source's name JSON-quoted, and the calendar
+    /// fields of the last timestamp's second (ten headings a second share one).
+    private let memo = Mutex(Memo())
+
+    private struct Memo {
+        var sourceName = ""
+        var quotedSource = "\"\""
+        var second = time_t.min
+        var parts = tm()
+    }
 
     /// Creates a formatter.
     /// - Parameter format: The output format.
@@ -83,9 +93,15 @@ final class HeadingLineFormatter: Sendable {
         Self.append(#","accuracy":"#, to: &bytes)
         Self.appendNumber(heading.headingAccuracy, to: &bytes)
         Self.append(#","timestamp":""#, to: &bytes)
-        Self.appendTimestamp(heading.timestamp, to: &bytes)
-        Self.append(#"","source":"#, to: &bytes)
-        Self.append(quoted(source: heading.source), to: &bytes)
+        memo.withLock { memo in
+            Self.appendTimestamp(heading.timestamp, to: &bytes, lastSecond: &memo.second, parts: &memo.parts)
+            Self.append(#"","source":"#, to: &bytes)
+            if memo.sourceName != heading.source {
+                memo.sourceName = heading.source
+                memo.quotedSource = JSONText.quoted(heading.source)
+            }
+            Self.append(memo.quotedSource, to: &bytes)
+        }
         Self.append(#","kind":""#, to: &bytes)
         Self.append(heading.kind.rawValue, to: &bytes)  // identifiers: nothing to escape
         bytes.append(UInt8(ascii: "\""))
@@ -121,13 +137,13 @@ final class HeadingLineFormatter: Sendable {
     /// Appends `name` (with its quotes, colon and leading comma) and a finite number.
     private static func appendMember(_ name: StaticString, _ value: Double, to bytes: inout [UInt8]) {
         append(name, to: &bytes)
-        append(value.description, to: &bytes)  // a short number is a small string: no allocation
+        DecimalText.append(value, to: &bytes)
     }
 
     /// Appends a JSON number, or `null` for unknown or non-finite values.
     private static func appendNumber(_ value: Double?, to bytes: inout [UInt8]) {
         guard let value, value.isFinite else { return append("null", to: &bytes) }
-        append(value.description, to: &bytes)
+        DecimalText.append(value, to: &bytes)
     }
 
     /// A JSON number, or `null` for unknown or non-finite values.
@@ -153,6 +169,14 @@ final class HeadingLineFormatter: Sendable {
 
     /// Appends `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, rounded to the millisecond, to `bytes`.
     static func appendTimestamp(_ date: Date, to bytes: inout [UInt8]) {
+        var second = time_t.min
+        var parts = tm()
+        appendTimestamp(date, to: &bytes, lastSecond: &second, parts: &parts)
+    }
+
+    /// Appends `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` to `bytes`, reusing `parts` (the calendar
+    /// fields of `lastSecond`) when the date falls in that second, and leaving its own there.
+    private static func appendTimestamp(_ date: Date, to bytes: inout [UInt8], lastSecond: inout time_t, parts: inout tm) {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard milliseconds.isFinite, abs(milliseconds) < 1e15 else {
             bytes.append(contentsOf: date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)).utf8)
@@ -161,10 +185,13 @@ final class HeadingLineFormatter: Sendable {
         let total = Int64(milliseconds)
         var seconds = time_t(total >= 0 ? total / 1000 : (total - 999) / 1000)
         let millisecond = Int(total - Int64(seconds) * 1000)
-        var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil else {
-            bytes.append(contentsOf: date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)).utf8)
-            return
+        if seconds != lastSecond {
+            guard gmtime_r(&seconds, &parts) != nil else {
+                lastSecond = .min
+                bytes.append(contentsOf: date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)).utf8)
+                return
+            }
+            lastSecond = seconds
         }
         var text: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
             UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
@@ -186,13 +213,5 @@ final class HeadingLineFormatter: Sendable {
             put(millisecond, at: 20, digits: 3)
             bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
         }
-    }
-
-    /// `source` as a JSON string, remembered for the next heading from the same source.
-    private func quoted(source: String) -> String {
-        if let cached = quotedSource.withLock({ $0.name == source ? $0.quoted : nil }) { return cached }
-        let quoted = JSONText.quoted(source)
-        quotedSource.withLock { $0 = (source, quoted) }
-        return quoted
     }
 }
