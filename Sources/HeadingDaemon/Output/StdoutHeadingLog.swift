@@ -12,21 +12,12 @@ import Synchronization
 /// It observes the notification center only — the proxy never calls it. With a limit it ends after
 /// that many headings, which (as a service that shuts the group down on success) ends headingd.
 final class StdoutHeadingLog: Service, Sendable {
-    private let center: NotificationCenter
-    private let formatter: HeadingLineFormatter
-    private let limit: Int?
-    private let output: LineWriter
-    /// Collects heading lines into blocks when output is batched; `nil` writes each line at once.
-    private let buffer: OutputBuffer?
-    private let errors: LineWriter
-    private let printed = Mutex(0)
-    /// The first failed write of a heading line: headings are no longer reaching standard output.
-    private let failedWrite = Mutex<LineWriter.WriteError?>(nil)
+    private let printer: Printer
     private let reachedLimit: AsyncStream<Void>
-    private let limitContinuation: AsyncStream<Void>.Continuation
-    /// The center's observer, set once in init (its closure needs `self`); removed when this
-    /// value goes away, with the observation.
-    private let observation = Mutex<HeadingObservation?>(nil)
+    /// The center's observer, set once in init; removed when this value goes away, with the
+    /// observation. Its closure holds the printer, not the log, so that it costs no weak load
+    /// per heading and does not keep the log alive.
+    private let observation: HeadingObservation
 
     /// Creates the log and starts observing at once, so that no event posted before ``run()``
     /// begins is missed.
@@ -46,82 +37,108 @@ final class StdoutHeadingLog: Service, Sendable {
         errors: LineWriter = .standardError,
         batchesOutput: Bool = false
     ) {
-        self.buffer = batchesOutput ? OutputBuffer(writer: output) : nil
-        self.center = center
-        self.formatter = HeadingLineFormatter(format: format)
-        self.limit = limit
-        self.output = output
-        self.errors = errors
-        (reachedLimit, limitContinuation) = AsyncStream.makeStream(of: Void.self)
-        let observation = center.addHeadingEventObserver { [weak self] event in
-            guard let self, self.handle(event) else { return }
-            self.limitContinuation.finish()
+        let (reachedLimit, limitContinuation) = AsyncStream.makeStream(of: Void.self)
+        self.reachedLimit = reachedLimit
+        let printer = Printer(
+            formatter: HeadingLineFormatter(format: format), limit: limit, output: output,
+            buffer: batchesOutput ? OutputBuffer(writer: output) : nil, errors: errors, end: limitContinuation
+        )
+        self.printer = printer
+        observation = center.addHeadingEventObserver { event in
+            if printer.handle(event) { printer.end.finish() }
         }
-        self.observation.withLock { $0 = observation }
     }
 
-
     /// The number of headings printed so far.
-    var headingCount: Int { printed.withLock { $0 } }
+    var headingCount: Int { printer.printed.withLock { $0 } }
 
     /// Why heading lines could not be written, once one could not: the log has then ended, and
     /// headingd exits with ``ExitStatus/outputError``.
-    var writeError: LineWriter.WriteError? { failedWrite.withLock { $0 } }
+    var writeError: LineWriter.WriteError? { printer.writeError }
 
     /// Waits until the limit is reached or headingd shuts down.
     func run() async {
         await withGracefulShutdownHandler {
             for await _ in reachedLimit {}
         } onGracefulShutdown: {
-            self.limitContinuation.finish()
+            self.printer.end.finish()
         }
-        if let error = buffer?.flush() { recordWriteError(error) }
+        if let error = printer.buffer?.flush() { printer.recordWriteError(error) }
     }
 
-    /// Records the first failed heading write, says so on standard error, and ends the log.
-    private func recordWriteError(_ error: LineWriter.WriteError) {
-        let isFirst = failedWrite.withLock { failed in
-            defer { if failed == nil { failed = error } }
-            return failed == nil
-        }
-        guard isFirst else { return }
-        errors.write("headingd: cannot write headings to standard output: \(error)", priority: .error)
-        limitContinuation.finish()
-    }
+    /// What prints the events: everything the center's observer needs, and nothing else.
+    private final class Printer: Sendable {
+        let formatter: HeadingLineFormatter
+        let limit: Int?
+        let output: LineWriter
+        /// Collects heading lines into blocks when output is batched; `nil` writes each line at once.
+        let buffer: OutputBuffer?
+        let errors: LineWriter
+        /// Ends ``StdoutHeadingLog/run()``: the limit is reached or headings cannot be written.
+        let end: AsyncStream<Void>.Continuation
+        let printed = Mutex(0)
+        /// The first failed write of a heading line: headings are no longer reaching standard output.
+        private let failedWrite = Mutex<LineWriter.WriteError?>(nil)
 
-    /// Prints one event; returns whether the limit is now reached.
-    private func handle(_ event: HeadingEvent) -> Bool {
-        switch event {
-        case .heading(let heading):
-            let position: Int? = printed.withLock { count in
-                if let limit, count >= limit { return nil }
-                count += 1
-                return count
-            }
-            guard let position, writeError == nil else { return true }
-            let isLast = limit.map { position >= $0 } ?? false
-            let error: LineWriter.WriteError?
-            if let buffer {
-                error = buffer.append(heading, formattedBy: formatter) ?? (isLast ? buffer.flush() : nil)
-            } else {
-                error = output.write(formatter.line(for: heading))
-            }
-            if let error {
-                printed.withLock { $0 -= 1 }
-                recordWriteError(error)
-                return true
-            }
-            return isLast
-        case .fault(let fault):
-            if let error = buffer?.flush() { recordWriteError(error) }  // the headings before a fault come out before it
-            errors.write("headingd: fault: \(fault)", priority: .warning)
-        case .authorizationChanged(let status):
-            if let error = buffer?.flush() { recordWriteError(error) }
-            errors.write("headingd: authorization: \(status)", priority: status == .authorized ? .info : .warning)
-        case .notice(let notice):
-            if let error = buffer?.flush() { recordWriteError(error) }
-            errors.write("headingd: notice: \(notice)", priority: .notice)
+        init(
+            formatter: HeadingLineFormatter, limit: Int?, output: LineWriter, buffer: OutputBuffer?, errors: LineWriter,
+            end: AsyncStream<Void>.Continuation
+        ) {
+            self.formatter = formatter
+            self.limit = limit
+            self.output = output
+            self.buffer = buffer
+            self.errors = errors
+            self.end = end
         }
-        return false
+
+        var writeError: LineWriter.WriteError? { failedWrite.withLock { $0 } }
+
+        /// Records the first failed heading write, says so on standard error, and ends the log.
+        func recordWriteError(_ error: LineWriter.WriteError) {
+            let isFirst = failedWrite.withLock { failed in
+                defer { if failed == nil { failed = error } }
+                return failed == nil
+            }
+            guard isFirst else { return }
+            errors.write("headingd: cannot write headings to standard output: \(error)", priority: .error)
+            end.finish()
+        }
+
+        /// Prints one event; returns whether the limit is now reached.
+        func handle(_ event: HeadingEvent) -> Bool {
+            switch event {
+            case .heading(let heading):
+                let position: Int? = printed.withLock { count in
+                    if let limit, count >= limit { return nil }
+                    count += 1
+                    return count
+                }
+                guard let position, writeError == nil else { return true }
+                let isLast = limit.map { position >= $0 } ?? false
+                let error: LineWriter.WriteError?
+                if let buffer {
+                    error = buffer.append(heading, formattedBy: formatter) ?? (isLast ? buffer.flush() : nil)
+                } else {
+                    error = output.write(formatter.line(for: heading))
+                }
+                if let error {
+                    printed.withLock { $0 -= 1 }
+                    recordWriteError(error)
+                    return true
+                }
+                return isLast
+            case .fault(let fault):
+                if let error = buffer?.flush() { recordWriteError(error) }  // the headings before a fault come out before it
+                errors.write("headingd: fault: \(fault)", priority: .warning)
+            case .authorizationChanged(let status):
+                if let error = buffer?.flush() { recordWriteError(error) }
+                errors.write("headingd: authorization: \(status)", priority: status == .authorized ? .info : .warning)
+            case .notice(let notice):
+                if let error = buffer?.flush() { recordWriteError(error) }
+                errors.write("headingd: notice: \(notice)", priority: .notice)
+            }
+            return false
+        }
     }
 }

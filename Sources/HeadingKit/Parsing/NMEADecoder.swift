@@ -37,36 +37,36 @@ public enum NMEADecoder {
     /// - Throws: ``LineDecodingError`` for an incomplete sentence, or a field that is not a number
     ///   or is out of range.
     public static func decode(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport {
-        let type = sentence.type
+        let type = SentenceType(packed: sentence.packedType)
         try checkComplete(sentence, type: type)
-        let kind = kind(forTalker: sentence.talker)
+        let kind = kind(forTalker: sentence.talkerBytes)
         var time: NMEAReport.Time?
         var position: GeographicPosition?
         let content: NMEAReport.Content
         switch type {
-        case "HDT":
+        case .hdt:
             content = try heading(sentence, 1, "true heading").map { .heading(HeadingReading(trueHeading: $0, kind: kind)) }
                 ?? .noHeading
-        case "HDM":
+        case .hdm:
             content = try heading(sentence, 1, "magnetic heading").map {
                 .heading(HeadingReading(magneticHeading: $0, kind: .compass))
             } ?? .noHeading
-        case "HDG":
+        case .hdg:
             content = try headingFromHDG(sentence)
-        case "THS":
+        case .ths:
             content = try headingFromTHS(sentence, kind: kind)
-        case "PASHR":
+        case .pashr:
             (content, time) = try headingFromPASHR(sentence)
-        case "PTNTHTM":
+        case .ptnthtm:
             content = try headingFromPTNTHTM(sentence)
-        case "RMC":
+        case .rmc:
             (content, time, position) = try courseFromRMC(sentence)
-        case "VTG":
+        case .vtg:
             content = try courseFromVTG(sentence)
-        case "ZDA":
+        case .zda:
             time = try dateFromZDA(sentence)
             content = .none
-        default:
+        case .other:
             content = .none
         }
         return NMEAReport(address: sentence.address, content: content, time: time, position: position)
@@ -81,28 +81,60 @@ public enum NMEADecoder {
         guard sentence.hasChecksum else { throw .malformed("sentence has no checksum, and checksums are required") }
     }
 
-    /// What a complete sentence of a type read here carries: how many fields, their names (for the
-    /// error), and the unit letters the type defines, by field.
-    private struct DefinedFields {
-        let count: Int
-        let names: String
-        var unitLetters: [(field: Int, letter: Substring)] = []
+    /// The types read here, told apart by ``NMEASentence/packedType`` (no string per sentence).
+    private enum SentenceType {
+        case hdt, hdm, hdg, ths, pashr, ptnthtm, rmc, vtg, zda, other
+
+        init(packed: UInt64) {
+            switch packed {
+            case 0x54_44_48: self = .hdt  // "HDT", first byte lowest
+            case 0x4D_44_48: self = .hdm  // "HDM"
+            case 0x47_44_48: self = .hdg  // "HDG"
+            case 0x53_48_54: self = .ths  // "THS"
+            case 0x52_48_53_41_50: self = .pashr  // "PASHR"
+            case 0x4D_54_48_54_4E_54_50: self = .ptnthtm  // "PTNTHTM"
+            case 0x43_4D_52: self = .rmc  // "RMC"
+            case 0x47_54_56: self = .vtg  // "VTG"
+            case 0x41_44_5A: self = .zda  // "ZDA"
+            default: self = .other
+            }
+        }
     }
 
-    private static let definedFields: [String: DefinedFields] = [
-        "HDT": DefinedFields(count: 2, names: "heading, T", unitLetters: [(2, "T")]),
-        "HDM": DefinedFields(count: 2, names: "heading, M", unitLetters: [(2, "M")]),
-        "HDG": DefinedFields(count: 5, names: "heading, deviation, E/W, variation, E/W"),
-        "THS": DefinedFields(count: 2, names: "heading, mode"),
-        // The eleventh field (IMU status) is read by nothing here: ten are enough.
-        "PASHR": DefinedFields(count: 10, names: "time, heading, T, roll, pitch, heave, three accuracies, aiding status"),
-        "PTNTHTM": DefinedFields(count: 8, names: "heading, status, pitch, status, roll, status, dip, field"),
-        "RMC": DefinedFields(count: 11, names: "time, status, latitude, N/S, longitude, E/W, speed, course, date, variation, E/W"),
-        "ZDA": DefinedFields(count: 6, names: "time, day, month, year, zone hours, zone minutes"),
-    ]
+    /// What a complete sentence of a type read here carries: how many fields, their names (for the
+    /// error), and the unit letters the type defines, by field.
+    private struct DefinedFields: Sendable {
+        let count: Int
+        let names: String
+        var unitLetters: [(field: Int, letter: UInt8)] = []
+    }
 
+    private static let hdtFields = DefinedFields(count: 2, names: "heading, T", unitLetters: [(2, UInt8(ascii: "T"))])
+    private static let hdmFields = DefinedFields(count: 2, names: "heading, M", unitLetters: [(2, UInt8(ascii: "M"))])
+    private static let hdgFields = DefinedFields(count: 5, names: "heading, deviation, E/W, variation, E/W")
+    private static let thsFields = DefinedFields(count: 2, names: "heading, mode")
+    // The eleventh field (IMU status) is read by nothing here: ten are enough.
+    private static let pashrFields = DefinedFields(count: 10, names: "time, heading, T, roll, pitch, heave, three accuracies, aiding status")
+    private static let ptnthtmFields = DefinedFields(count: 8, names: "heading, status, pitch, status, roll, status, dip, field")
+    private static let rmcFields = DefinedFields(count: 11, names: "time, status, latitude, N/S, longitude, E/W, speed, course, date, variation, E/W")
+    private static let zdaFields = DefinedFields(count: 6, names: "time, day, month, year, zone hours, zone minutes")
     private static let modernVTG = DefinedFields(count: 8, names: "course, T, course, M, speed, N, speed, K")
     private static let oldVTG = DefinedFields(count: 4, names: "course, course, speed, speed")
+
+    private static func definedFields(_ type: SentenceType, in sentence: NMEASentence) -> DefinedFields? {
+        switch type {
+        case .hdt: hdtFields
+        case .hdm: hdmFields
+        case .hdg: hdgFields
+        case .ths: thsFields
+        case .pashr: pashrFields
+        case .ptnthtm: ptnthtmFields
+        case .rmc: rmcFields
+        case .zda: zdaFields
+        case .vtg: isModernVTG(sentence) ? modernVTG : oldVTG
+        case .other: nil
+        }
+    }
 
     /// Whether a `VTG` is in the NMEA 2.3+ form (track,T,track,M,knots,N,km/h,K[,mode]) rather than
     /// the form before 2.0 (track,track,knots,km/h).
@@ -112,15 +144,14 @@ public enum NMEADecoder {
 
     /// Refuses a sentence of a type read here that lacks a field its type defines, or whose unit
     /// letter is not the one its type defines.
-    private static func checkComplete(_ sentence: NMEASentence, type: String) throws(LineDecodingError) {
-        let defined = type == "VTG" ? (isModernVTG(sentence) ? modernVTG : oldVTG) : definedFields[type]
-        guard let defined else { return }
+    private static func checkComplete(_ sentence: NMEASentence, type: SentenceType) throws(LineDecodingError) {
+        guard let defined = definedFields(type, in: sentence) else { return }
         guard sentence.fieldCount >= defined.count else {
             let fields = sentence.fieldCount == 1 ? "1 field" : "\(sentence.fieldCount) fields"
-            throw .malformed("\(type) sentence has \(fields); a complete one has \(defined.count) (\(defined.names)): cut short?")
+            throw .malformed("\(sentence.type) sentence has \(fields); a complete one has \(defined.count) (\(defined.names)): cut short?")
         }
-        for (index, letter) in defined.unitLetters where sentence[index] != letter {
-            throw .malformed("field \(index) of \(type) is '\(sentence[index])'; expected \(letter)")
+        for (index, letter) in defined.unitLetters where !sentence.field(index, is: letter) {
+            throw .malformed("field \(index) of \(sentence.type) is '\(sentence[index])'; expected \(Character(Unicode.Scalar(letter)))")
         }
     }
 
@@ -367,11 +398,12 @@ public enum NMEADecoder {
     }
 
     /// The kind of sensor a talker ID suggests: gyro for HE/HN, GNSS compass for satellite talkers.
-    private static func kind(forTalker talker: String?) -> Heading.Kind {
-        switch talker {
-        case "HE", "HN": .inertial
-        case "GP", "GN", "GA", "GL", "GB", "GQ", "GI", "BD": .gnssCompass
-        default: .compass
+    private static func kind(forTalker talker: (UInt8, UInt8)?) -> Heading.Kind {
+        guard let (first, second) = talker else { return .compass }
+        switch (Unicode.Scalar(first), Unicode.Scalar(second)) {
+        case ("H", "E"), ("H", "N"): return .inertial
+        case ("G", "P"), ("G", "N"), ("G", "A"), ("G", "L"), ("G", "B"), ("G", "Q"), ("G", "I"), ("B", "D"): return .gnssCompass
+        default: return .compass
         }
     }
 }

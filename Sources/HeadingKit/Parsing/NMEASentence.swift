@@ -117,6 +117,30 @@ public struct NMEASentence: Sendable, Hashable {
         isProprietary ? address : String(decoding: bytes[range(ofField: 0).dropFirst(2)], as: UTF8.self)
     }
 
+    /// The talker ID's two bytes, or `nil` for proprietary sentences: ``talker`` without a string.
+    var talkerBytes: (UInt8, UInt8)? {
+        isProprietary || bytes.count < 3 ? nil : (bytes[1], bytes[2])
+    }
+
+    /// The sentence type's bytes packed into an integer, the first byte lowest (`HDT` is
+    /// `0x544448`); 0 for a type longer than eight bytes or an address too short to have one.
+    /// For decoders that tell types apart without making a string of each.
+    var packedType: UInt64 {
+        let field = range(ofField: 0)
+        let start = isProprietary ? field.lowerBound : field.lowerBound + 2
+        guard start < field.upperBound, field.upperBound - start <= 8 else { return 0 }
+        var key: UInt64 = 0
+        for index in stride(from: field.upperBound - 1, through: start, by: -1) { key = key << 8 | UInt64(bytes[index]) }
+        return key
+    }
+
+    /// Whether data field `index` is exactly the one character `letter` (a unit or status letter).
+    func field(_ index: Int, is letter: UInt8) -> Bool {
+        guard index >= 1, index < fieldTotal else { return false }
+        let range = range(ofField: index)
+        return range.count == 1 && bytes[range.lowerBound] == letter
+    }
+
     /// The number of data fields after the address.
     public var fieldCount: Int { fieldTotal - 1 }
 
