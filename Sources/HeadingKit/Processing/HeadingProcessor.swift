@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Synchronization
 
 #if canImport(Combine)
 public import Combine
@@ -47,6 +48,9 @@ public final class HeadingProcessor: @unchecked Sendable {
     private let stages: HeadingStages
     private let proxies: [HeadingProxy]
     private let subject = PassthroughSubject<HeadingEvent, Never>()
+    /// Whether anyone has asked for ``publisher``: until then no subscriber can exist, and the
+    /// subject is not sent to (a live heading then costs no subject lock and no walk of its list).
+    private let publisherRequested = Atomic(false)
     private var subscriptions: [AnyCancellable?]
     private var timer: Task<Void, Never>?
     private var scheduledDeadline: Duration?
@@ -95,7 +99,10 @@ public final class HeadingProcessor: @unchecked Sendable {
     }
 
     /// Every delivered heading, fault, authorization change and notice, in order. Never finishes.
-    public var publisher: AnyPublisher<HeadingEvent, Never> { subject.eraseToAnyPublisher() }
+    public var publisher: AnyPublisher<HeadingEvent, Never> {
+        publisherRequested.store(true, ordering: .releasing)
+        return subject.eraseToAnyPublisher()
+    }
 
     /// The name of the source headings are delivered from, once one has delivered.
     public var activeSourceName: String? { lock.withLock { core.activeSourceName } }
@@ -192,13 +199,15 @@ public final class HeadingProcessor: @unchecked Sendable {
     /// Calls the publisher's subscribers with each output, and the stages with the batch.
     /// Called with `lock` held.
     private func deliver(contentsOf outputs: [HeadingEvent]) {
-        for output in outputs { subject.send(output) }
+        if publisherRequested.load(ordering: .acquiring) {
+            for output in outputs { subject.send(output) }
+        }
         stages.send(contentsOf: outputs)
     }
 
     /// Calls the publisher's subscribers and the stages with one output. Called with `lock` held.
     private func deliver(_ output: HeadingEvent) {
-        subject.send(output)
+        if publisherRequested.load(ordering: .acquiring) { subject.send(output) }
         stages.send(output)
     }
 

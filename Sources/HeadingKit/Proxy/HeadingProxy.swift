@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Synchronization
 public import Logging
 
 #if canImport(Combine)
@@ -55,6 +56,9 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var machine: StateMachine
     private let subject = PassthroughSubject<HeadingEvent, Never>()
+    /// Whether anyone has asked for ``publisher``: until then no subscriber can exist, and the
+    /// subject is not sent to (a live heading then costs no subject lock and no walk of its list).
+    private let publisherRequested = Atomic(false)
     private var streams: [Int: StreamSink] = [:]
     private var nextStreamID = 0
     /// Streams whose consumers went away: taken out of `streams` at the next event or stream.
@@ -166,7 +170,8 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// It never fails, and finishes only when the proxy goes away: ``disable()`` pauses it.
     /// Sinks are called as ``delivery`` says.
     public var publisher: AnyPublisher<HeadingEvent, Never> {
-        subject.eraseToAnyPublisher()
+        publisherRequested.store(true, ordering: .releasing)
+        return subject.eraseToAnyPublisher()
     }
 
     /// The headings of ``publisher`` alone.
@@ -349,7 +354,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
 
     /// Calls every subscriber with `event`, now. Called with `lock` held.
     private func send(_ event: HeadingEvent) {
-        subject.send(event)
+        if publisherRequested.load(ordering: .acquiring) { subject.send(event) }
         stages.send(event)
         removeEndedStreams()
         for sink in streams.values { sink.yield(event) }
@@ -360,11 +365,14 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// for every subscriber, as it would end single headings. Called with `lock` held.
     private func send(contentsOf events: [HeadingEvent]) {
         let generation = machine.generation
-        var delivered = 0
-        for event in events {
-            guard machine.generation == generation else { break }
-            subject.send(event)
-            delivered += 1
+        var delivered = events.count
+        if publisherRequested.load(ordering: .acquiring) {
+            delivered = 0
+            for event in events {
+                guard machine.generation == generation else { break }
+                subject.send(event)
+                delivered += 1
+            }
         }
         let events = delivered == events.count ? events : Array(events.prefix(delivered))
         stages.send(contentsOf: events)
