@@ -9,30 +9,57 @@ public import Foundation
 /// headings in `[0, 360)`, never 360.0, never negative; unknown values are `nil`, never a magic
 /// negative number. A heading always carries at least one of ``trueHeading`` and ``magneticHeading``.
 public struct Heading: Sendable, Hashable, Codable {
-    /// The heading relative to true (geographic) north, in `[0, 360)`; `nil` when unknown.
-    public let trueHeading: Double?
-    /// The heading relative to magnetic north, in `[0, 360)`; `nil` when unknown.
-    public let magneticHeading: Double?
-    /// The largest likely error of the heading, in degrees; `nil` when the device does not say.
-    public let headingAccuracy: Double?
+    // Storage: the seven optional angles as plain doubles and one bit each for "known" (an
+    // `Optional<Double>` takes 16 bytes in a struct, so this is 112 bytes where the optionals
+    // took 176). A heading is copied several times on its way from a line to an observer; the
+    // bytes copied are what this saves. An unknown value's double is always 0, so the
+    // synthesized `==` and `hash(into:)` over the storage agree with the optionals'.
+    private let storedTrueHeading: Double
+    private let storedMagneticHeading: Double
+    private let storedHeadingAccuracy: Double
+    private let storedPitch: Double
+    private let storedRoll: Double
+    private let storedMagneticVariation: Double
+    private let storedDeviation: Double
     /// When the heading was measured: the device's time where it gives one, else the time it was received.
     public let timestamp: Date
     /// The name of the source that produced the heading, such as `simulation` or `gpsd://127.0.0.1:2947`.
     public let source: String
-    /// What kind of sensor measured the heading.
-    public let kind: Kind
-    /// Pitch (bow up positive) in degrees, where the device reports it.
-    public let pitch: Double?
-    /// Roll (starboard down positive) in degrees, where the device reports it.
-    public let roll: Double?
-    /// Magnetic variation (declination) in degrees, East positive: true = magnetic + variation.
-    public let magneticVariation: Double?
-    /// Compass deviation in degrees, East positive: magnetic = sensor + deviation.
-    public let deviation: Double?
-    /// Where ``magneticVariation`` came from: `nil` until a ``HeadingProcessor`` has looked.
-    public let variationOrigin: VariationOrigin?
     /// Where the heading was measured, when the source knows (the last GNSS fix it reported).
     public let position: GeographicPosition?
+    /// What kind of sensor measured the heading.
+    public let kind: Kind
+    /// Where ``magneticVariation`` came from: `nil` until a ``HeadingProcessor`` has looked.
+    public let variationOrigin: VariationOrigin?
+    /// Which of the stored angles are known: one bit each, in ``Known``.
+    private let known: Known
+
+    /// One bit per optional angle.
+    private struct Known: OptionSet, Hashable {
+        let rawValue: UInt8
+        static let trueHeading = Known(rawValue: 1 << 0)
+        static let magneticHeading = Known(rawValue: 1 << 1)
+        static let headingAccuracy = Known(rawValue: 1 << 2)
+        static let pitch = Known(rawValue: 1 << 3)
+        static let roll = Known(rawValue: 1 << 4)
+        static let magneticVariation = Known(rawValue: 1 << 5)
+        static let deviation = Known(rawValue: 1 << 6)
+    }
+
+    /// The heading relative to true (geographic) north, in `[0, 360)`; `nil` when unknown.
+    public var trueHeading: Double? { known.contains(.trueHeading) ? storedTrueHeading : nil }
+    /// The heading relative to magnetic north, in `[0, 360)`; `nil` when unknown.
+    public var magneticHeading: Double? { known.contains(.magneticHeading) ? storedMagneticHeading : nil }
+    /// The largest likely error of the heading, in degrees; `nil` when the device does not say.
+    public var headingAccuracy: Double? { known.contains(.headingAccuracy) ? storedHeadingAccuracy : nil }
+    /// Pitch (bow up positive) in degrees, where the device reports it.
+    public var pitch: Double? { known.contains(.pitch) ? storedPitch : nil }
+    /// Roll (starboard down positive) in degrees, where the device reports it.
+    public var roll: Double? { known.contains(.roll) ? storedRoll : nil }
+    /// Magnetic variation (declination) in degrees, East positive: true = magnetic + variation.
+    public var magneticVariation: Double? { known.contains(.magneticVariation) ? storedMagneticVariation : nil }
+    /// Compass deviation in degrees, East positive: magnetic = sensor + deviation.
+    public var deviation: Double? { known.contains(.deviation) ? storedDeviation : nil }
 
     /// Creates a heading, folding every heading angle into `[0, 360)`.
     ///
@@ -64,18 +91,92 @@ public struct Heading: Sendable, Hashable, Codable {
         variationOrigin: VariationOrigin? = nil,
         position: GeographicPosition? = nil
     ) {
-        self.trueHeading = trueHeading.flatMap(Degrees.normalized)
-        self.magneticHeading = magneticHeading.flatMap(Degrees.normalized)
-        self.headingAccuracy = headingAccuracy.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        self.init(
+            storing: trueHeading.flatMap(Degrees.normalized),
+            magneticHeading: magneticHeading.flatMap(Degrees.normalized),
+            headingAccuracy: headingAccuracy.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil },
+            timestamp: timestamp, source: source, kind: kind, pitch: pitch, roll: roll,
+            magneticVariation: magneticVariation, deviation: deviation, variationOrigin: variationOrigin, position: position
+        )
+    }
+
+    /// Stores the values as they are (the public initializer has checked the angles; decoding
+    /// takes what was encoded).
+    private init(
+        storing trueHeading: Double?, magneticHeading: Double?, headingAccuracy: Double?, timestamp: Date, source: String,
+        kind: Kind, pitch: Double?, roll: Double?, magneticVariation: Double?, deviation: Double?,
+        variationOrigin: VariationOrigin?, position: GeographicPosition?
+    ) {
+        // Written out, not a nested function over `known`: a closure that captures a `var`
+        // allocates a box for it in a debug build.
+        var known = Known()
+        if trueHeading != nil { known.insert(.trueHeading) }
+        if magneticHeading != nil { known.insert(.magneticHeading) }
+        if headingAccuracy != nil { known.insert(.headingAccuracy) }
+        if pitch != nil { known.insert(.pitch) }
+        if roll != nil { known.insert(.roll) }
+        if magneticVariation != nil { known.insert(.magneticVariation) }
+        if deviation != nil { known.insert(.deviation) }
+        storedTrueHeading = trueHeading ?? 0
+        storedMagneticHeading = magneticHeading ?? 0
+        storedHeadingAccuracy = headingAccuracy ?? 0
+        storedPitch = pitch ?? 0
+        storedRoll = roll ?? 0
+        storedMagneticVariation = magneticVariation ?? 0
+        storedDeviation = deviation ?? 0
+        self.known = known
         self.timestamp = timestamp
         self.source = source
         self.kind = kind
-        self.pitch = pitch
-        self.roll = roll
-        self.magneticVariation = magneticVariation
-        self.deviation = deviation
         self.variationOrigin = variationOrigin
         self.position = position
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case trueHeading, magneticHeading, headingAccuracy, timestamp, source, kind, pitch, roll, magneticVariation,
+            deviation, variationOrigin, position
+    }
+
+    /// Decodes a heading as ``encode(to:)`` writes it: the keys are the property names, and an
+    /// unknown value is an absent key (or `null`).
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` when a required key (`timestamp`, `source`, `kind`) is missing or
+    ///   a value has the wrong type.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            storing: try container.decodeIfPresent(Double.self, forKey: .trueHeading),
+            magneticHeading: try container.decodeIfPresent(Double.self, forKey: .magneticHeading),
+            headingAccuracy: try container.decodeIfPresent(Double.self, forKey: .headingAccuracy),
+            timestamp: try container.decode(Date.self, forKey: .timestamp),
+            source: try container.decode(String.self, forKey: .source),
+            kind: try container.decode(Kind.self, forKey: .kind),
+            pitch: try container.decodeIfPresent(Double.self, forKey: .pitch),
+            roll: try container.decodeIfPresent(Double.self, forKey: .roll),
+            magneticVariation: try container.decodeIfPresent(Double.self, forKey: .magneticVariation),
+            deviation: try container.decodeIfPresent(Double.self, forKey: .deviation),
+            variationOrigin: try container.decodeIfPresent(VariationOrigin.self, forKey: .variationOrigin),
+            position: try container.decodeIfPresent(GeographicPosition.self, forKey: .position)
+        )
+    }
+
+    /// Encodes the heading under its property names, leaving out the values that are unknown.
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(trueHeading, forKey: .trueHeading)
+        try container.encodeIfPresent(magneticHeading, forKey: .magneticHeading)
+        try container.encodeIfPresent(headingAccuracy, forKey: .headingAccuracy)
+        try container.encode(timestamp, forKey: .timestamp)
+        try container.encode(source, forKey: .source)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(pitch, forKey: .pitch)
+        try container.encodeIfPresent(roll, forKey: .roll)
+        try container.encodeIfPresent(magneticVariation, forKey: .magneticVariation)
+        try container.encodeIfPresent(deviation, forKey: .deviation)
+        try container.encodeIfPresent(variationOrigin, forKey: .variationOrigin)
+        try container.encodeIfPresent(position, forKey: .position)
     }
 
     /// The best single direction this heading gives: true heading where known, else magnetic.
