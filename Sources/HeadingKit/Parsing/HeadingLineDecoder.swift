@@ -163,9 +163,10 @@ public struct HeadingLineDecoder: Sendable {
                 if requiresChecksum { try NMEADecoder.requireChecksum(of: sentence) }
                 // Marked before decoding: gpsd's JSON copy of a sentence whose values are bad is
                 // still a copy, not a second report.
-                if NMEAReport.isAttitudeType(sentence.type) { lastAttitudeSentenceLine = number }
-                if NMEAReport.isCourseType(sentence.type) { lastCourseSentenceLine = number }
-                return try decodeSentence(NMEADecoder.decode(sentence), number: number, receivedAt: receivedAt)
+                let type = NMEASentenceType(packed: sentence.packedType)
+                if type.isAttitude { lastAttitudeSentenceLine = number }
+                if type.isCourse { lastCourseSentenceLine = number }
+                return try decodeSentence(NMEADecoder.decode(sentence, type: type), number: number, receivedAt: receivedAt)
             default:
                 if content.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
                     throw LineDecodingError.malformed("binary data, not an NMEA 0183 sentence or a gpsd JSON report")

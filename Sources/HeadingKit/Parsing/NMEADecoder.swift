@@ -37,7 +37,11 @@ public enum NMEADecoder {
     /// - Throws: ``LineDecodingError`` for an incomplete sentence, or a field that is not a number
     ///   or is out of range.
     public static func decode(_ sentence: NMEASentence) throws(LineDecodingError) -> NMEAReport {
-        let type = SentenceType(packed: sentence.packedType)
+        try decode(sentence, type: NMEASentenceType(packed: sentence.packedType))
+    }
+
+    /// Decodes one parsed sentence whose type the caller has already told apart.
+    static func decode(_ sentence: NMEASentence, type: NMEASentenceType) throws(LineDecodingError) -> NMEAReport {
         try checkComplete(sentence, type: type)
         let kind = kind(forTalker: sentence.talkerBytes)
         var time: NMEAReport.Time?
@@ -81,26 +85,6 @@ public enum NMEADecoder {
         guard sentence.hasChecksum else { throw .malformed("sentence has no checksum, and checksums are required") }
     }
 
-    /// The types read here, told apart by ``NMEASentence/packedType`` (no string per sentence).
-    private enum SentenceType {
-        case hdt, hdm, hdg, ths, pashr, ptnthtm, rmc, vtg, zda, other
-
-        init(packed: UInt64) {
-            switch packed {
-            case 0x54_44_48: self = .hdt  // "HDT", first byte lowest
-            case 0x4D_44_48: self = .hdm  // "HDM"
-            case 0x47_44_48: self = .hdg  // "HDG"
-            case 0x53_48_54: self = .ths  // "THS"
-            case 0x52_48_53_41_50: self = .pashr  // "PASHR"
-            case 0x4D_54_48_54_4E_54_50: self = .ptnthtm  // "PTNTHTM"
-            case 0x43_4D_52: self = .rmc  // "RMC"
-            case 0x47_54_56: self = .vtg  // "VTG"
-            case 0x41_44_5A: self = .zda  // "ZDA"
-            default: self = .other
-            }
-        }
-    }
-
     /// What a complete sentence of a type read here carries: how many fields, their names (for the
     /// error), and the unit letters the type defines, by field.
     private struct DefinedFields: Sendable {
@@ -121,7 +105,7 @@ public enum NMEADecoder {
     private static let modernVTG = DefinedFields(count: 8, names: "course, T, course, M, speed, N, speed, K")
     private static let oldVTG = DefinedFields(count: 4, names: "course, course, speed, speed")
 
-    private static func definedFields(_ type: SentenceType, in sentence: NMEASentence) -> DefinedFields? {
+    private static func definedFields(_ type: NMEASentenceType, in sentence: NMEASentence) -> DefinedFields? {
         switch type {
         case .hdt: hdtFields
         case .hdm: hdmFields
@@ -144,7 +128,7 @@ public enum NMEADecoder {
 
     /// Refuses a sentence of a type read here that lacks a field its type defines, or whose unit
     /// letter is not the one its type defines.
-    private static func checkComplete(_ sentence: NMEASentence, type: SentenceType) throws(LineDecodingError) {
+    private static func checkComplete(_ sentence: NMEASentence, type: NMEASentenceType) throws(LineDecodingError) {
         guard let defined = definedFields(type, in: sentence) else { return }
         guard sentence.fieldCount >= defined.count else {
             let fields = sentence.fieldCount == 1 ? "1 field" : "\(sentence.fieldCount) fields"

@@ -1,0 +1,37 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+/// The sentence types HeadingKit reads, told apart by ``NMEASentence/packedType``: a decoder on
+/// the hot path switches on this, not on a string made from each sentence's address.
+enum NMEASentenceType {
+    case hdt, hdm, hdg, ths, pashr, ptnthtm, rmc, vtg, zda, other
+
+    /// The type whose packed bytes are `packed`; ``other`` for every type not read here.
+    /// - Parameter packed: ``NMEASentence/packedType``.
+    init(packed: UInt64) {
+        switch packed {
+        case 0x54_44_48: self = .hdt  // "HDT", first byte lowest
+        case 0x4D_44_48: self = .hdm  // "HDM"
+        case 0x47_44_48: self = .hdg  // "HDG"
+        case 0x53_48_54: self = .ths  // "THS"
+        case 0x52_48_53_41_50: self = .pashr  // "PASHR"
+        case 0x4D_54_48_54_4E_54_50: self = .ptnthtm  // "PTNTHTM"
+        case 0x43_4D_52: self = .rmc  // "RMC"
+        case 0x47_54_56: self = .vtg  // "VTG"
+        case 0x41_44_5A: self = .zda  // "ZDA"
+        default: self = .other
+        }
+    }
+
+    /// Whether gpsd also turns sentences of this type into `ATT` reports
+    /// (``NMEAReport/isAttitudeType(_:)``).
+    var isAttitude: Bool {
+        switch self {
+        case .hdt, .hdg, .hdm, .ths, .pashr, .ptnthtm: true
+        case .rmc, .vtg, .zda, .other: false
+        }
+    }
+
+    /// Whether gpsd also turns sentences of this type into a `TPV` track (``NMEAReport/isCourseType(_:)``).
+    var isCourse: Bool { self == .rmc || self == .vtg }
+}
