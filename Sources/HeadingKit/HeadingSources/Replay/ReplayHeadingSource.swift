@@ -318,7 +318,8 @@ private struct Replay: Sendable {
                 case .overlong(let number, let length):
                     output = decoder.overlongLine(length: length, number: number, receivedAt: now)
                 }
-                let offset = timeline.advance(time: output.recordingTime, carriesHeading: output.report?.heading != nil)
+                let carriesHeading = if case .heading = output.report { true } else { false }  // no copy of the heading
+                let offset = timeline.advance(time: output.recordingTime, carriesHeading: carriesHeading)
                 if case .recorded(let multiplier) = configuration.speed, offset > pacedOffset {
                     pacedOffset = offset
                     do { try await pacer(.seconds(offset / multiplier)) } catch { return .stopped }
@@ -335,7 +336,7 @@ private struct Replay: Sendable {
                 summary.lines += 1
                 if output.isSkipped { summary.skippedLines += 1 }
                 if output.isDuplicate { summary.duplicates += 1 }
-                switch output.report {
+                switch (consume output).report {  // moved, not copied, into the batch
                 case .heading(let heading) where batches:
                     pending.append(heading)
                     if pending.count >= ReplayHeadingSource.batchSize { reportPending(to: source) }
