@@ -56,6 +56,15 @@ struct HeadingLineFormatterTests {
         #expect(formatter.line(for: last).contains(#""timestamp":"2027-01-16T08:00:00.000Z","source":"s""#))
     }
 
+    /// Years the digit-by-digit path cannot write in four digits go to Foundation, never cut.
+    @Test func timestampsOutsideFourDigitYearsAreNotCut() {
+        let late = Date(timeIntervalSince1970: 400_000_000_000)  // the year 14645
+        let heading = Heading(trueHeading: 1, magneticHeading: nil, timestamp: late, source: "s")
+        let expected = late.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        #expect(HeadingLineFormatter(format: .json).line(for: heading).contains(#""timestamp":"\#(expected)""#))
+        #expect(expected.hasPrefix("14645"))
+    }
+
     @Test func textNamesSourceBothHeadingsAndKind() {
         let heading = Heading(trueHeading: 5, magneticHeading: nil, headingAccuracy: 0.5, timestamp: timestamp, source: "s")
         #expect(

@@ -86,64 +86,47 @@ final class HeadingLineFormatter: Sendable {
     }
 
     private func appendJSON(_ heading: Heading, to bytes: inout [UInt8]) {
-        Self.append(#"{"trueHeading":"#, to: &bytes)
-        Self.appendNumber(heading.trueHeading, to: &bytes)
-        Self.append(#","magneticHeading":"#, to: &bytes)
-        Self.appendNumber(heading.magneticHeading, to: &bytes)
-        Self.append(#","accuracy":"#, to: &bytes)
-        Self.appendNumber(heading.headingAccuracy, to: &bytes)
-        Self.append(#","timestamp":""#, to: &bytes)
         memo.withLock { memo in
-            Self.appendTimestamp(heading.timestamp, to: &bytes, lastSecond: &memo.second, parts: &memo.parts)
-            Self.append(#"","source":"#, to: &bytes)
             if memo.sourceName != heading.source {
                 memo.sourceName = heading.source
                 memo.quotedSource = JSONText.quoted(heading.source)
             }
-            Self.append(memo.quotedSource, to: &bytes)
+            // The line is written into one buffer on the stack and appended once: room for the
+            // keys (≈ 200 bytes), nine numbers of at most 32, the timestamp, kind and origin, and
+            // the source. A dozen appends to the array, each checking its capacity, cost more.
+            let capacity = 768 + memo.quotedSource.utf8.count
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+                var line = ByteCursor(buffer)
+                line.write(#"{"trueHeading":"#)
+                line.write(number: heading.trueHeading)
+                line.write(#","magneticHeading":"#)
+                line.write(number: heading.magneticHeading)
+                line.write(#","accuracy":"#)
+                line.write(number: heading.headingAccuracy)
+                line.write(#","timestamp":""#)
+                line.writeTimestamp(heading.timestamp, lastSecond: &memo.second, parts: &memo.parts)
+                line.write(#"","source":"#)
+                line.write(memo.quotedSource)
+                line.write(#","kind":""#)
+                line.write(heading.kind.rawValue)  // identifiers: nothing to escape
+                line.write(byte: UInt8(ascii: "\""))
+                if let pitch = heading.pitch, pitch.isFinite { line.write(#","pitch":"#, pitch) }
+                if let roll = heading.roll, roll.isFinite { line.write(#","roll":"#, roll) }
+                if let variation = heading.magneticVariation, variation.isFinite { line.write(#","magneticVariation":"#, variation) }
+                if let deviation = heading.deviation, deviation.isFinite { line.write(#","deviation":"#, deviation) }
+                if let origin = heading.variationOrigin {
+                    line.write(#","variationOrigin":""#)
+                    line.write(origin.rawValue)
+                    line.write(byte: UInt8(ascii: "\""))
+                }
+                if let position = heading.position {
+                    line.write(#","latitude":"#, position.latitude)
+                    line.write(#","longitude":"#, position.longitude)
+                }
+                line.write(byte: UInt8(ascii: "}"))
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<line.count]))
+            }
         }
-        Self.append(#","kind":""#, to: &bytes)
-        Self.append(heading.kind.rawValue, to: &bytes)  // identifiers: nothing to escape
-        bytes.append(UInt8(ascii: "\""))
-        if let pitch = heading.pitch, pitch.isFinite { Self.appendMember(#","pitch":"#, pitch, to: &bytes) }
-        if let roll = heading.roll, roll.isFinite { Self.appendMember(#","roll":"#, roll, to: &bytes) }
-        if let variation = heading.magneticVariation, variation.isFinite {
-            Self.appendMember(#","magneticVariation":"#, variation, to: &bytes)
-        }
-        if let deviation = heading.deviation, deviation.isFinite { Self.appendMember(#","deviation":"#, deviation, to: &bytes) }
-        if let origin = heading.variationOrigin {
-            Self.append(#","variationOrigin":""#, to: &bytes)
-            Self.append(origin.rawValue, to: &bytes)
-            bytes.append(UInt8(ascii: "\""))
-        }
-        if let position = heading.position {
-            Self.appendMember(#","latitude":"#, position.latitude, to: &bytes)
-            Self.appendMember(#","longitude":"#, position.longitude, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "}"))
-    }
-
-    /// Appends a literal's bytes: one copy, no `UTF8View` iteration.
-    private static func append(_ text: StaticString, to bytes: inout [UInt8]) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
-
-    /// Appends a string's UTF-8 bytes in one copy (a short string is copied off the stack).
-    private static func append(_ text: String, to bytes: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
-    }
-
-    /// Appends `name` (with its quotes, colon and leading comma) and a finite number.
-    private static func appendMember(_ name: StaticString, _ value: Double, to bytes: inout [UInt8]) {
-        append(name, to: &bytes)
-        DecimalText.append(value, to: &bytes)
-    }
-
-    /// Appends a JSON number, or `null` for unknown or non-finite values.
-    private static func appendNumber(_ value: Double?, to bytes: inout [UInt8]) {
-        guard let value, value.isFinite else { return append("null", to: &bytes) }
-        DecimalText.append(value, to: &bytes)
     }
 
     /// A JSON number, or `null` for unknown or non-finite values.
@@ -171,47 +154,116 @@ final class HeadingLineFormatter: Sendable {
     static func appendTimestamp(_ date: Date, to bytes: inout [UInt8]) {
         var second = time_t.min
         var parts = tm()
-        appendTimestamp(date, to: &bytes, lastSecond: &second, parts: &parts)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumTimestampLength) { buffer in
+            let count = writeTimestamp(date, to: buffer.baseAddress!, lastSecond: &second, parts: &parts)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
     }
 
-    /// Appends `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` to `bytes`, reusing `parts` (the calendar
-    /// fields of `lastSecond`) when the date falls in that second, and leaving its own there.
-    private static func appendTimestamp(_ date: Date, to bytes: inout [UInt8], lastSecond: inout time_t, parts: inout tm) {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else {
-            bytes.append(contentsOf: date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)).utf8)
-            return
+    /// The most bytes ``writeTimestamp(_:to:lastSecond:parts:)`` writes.
+    static let maximumTimestampLength = 64
+
+    /// Writes `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` at `start` (room for
+    /// ``maximumTimestampLength`` bytes), reusing `parts` (the calendar fields of `lastSecond`)
+    /// when the date falls in that second, and leaving its own there. Years outside 0 to 9999
+    /// are written by Foundation's ISO 8601 style. Returns the length.
+    fileprivate static func writeTimestamp(_ date: Date, to start: UnsafeMutablePointer<UInt8>, lastSecond: inout time_t, parts: inout tm) -> Int {
+        func foundationText() -> Int {
+            var text = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            return text.withUTF8 { utf8 in
+                let count = min(utf8.count, maximumTimestampLength)
+                start.update(from: utf8.baseAddress!, count: count)
+                return count
+            }
         }
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else { return foundationText() }
         let total = Int64(milliseconds)
         var seconds = time_t(total >= 0 ? total / 1000 : (total - 999) / 1000)
         let millisecond = Int(total - Int64(seconds) * 1000)
         if seconds != lastSecond {
             guard gmtime_r(&seconds, &parts) != nil else {
                 lastSecond = .min
-                bytes.append(contentsOf: date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)).utf8)
-                return
+                return foundationText()
             }
             lastSecond = seconds
         }
-        var text: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0x2D, 0, 0, 0x2D, 0, 0, 0x54, 0, 0, 0x3A, 0, 0, 0x3A, 0, 0, 0x2E, 0, 0, 0, 0x5A)
-        withUnsafeMutableBytes(of: &text) { buffer in
-            func put(_ value: Int, at offset: Int, digits: Int) {
-                var value = value
-                for index in stride(from: offset + digits - 1, through: offset, by: -1) {
-                    buffer[index] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
-                    value /= 10
-                }
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else { return foundationText() }
+        func put(_ value: Int, at offset: Int, digits: Int) {
+            var value = value
+            for index in stride(from: offset + digits - 1, through: offset, by: -1) {
+                start[index] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+                value /= 10
             }
-            put(Int(parts.tm_year) + 1900, at: 0, digits: 4)
-            put(Int(parts.tm_mon) + 1, at: 5, digits: 2)
-            put(Int(parts.tm_mday), at: 8, digits: 2)
-            put(Int(parts.tm_hour), at: 11, digits: 2)
-            put(Int(parts.tm_min), at: 14, digits: 2)
-            put(Int(parts.tm_sec), at: 17, digits: 2)
-            put(millisecond, at: 20, digits: 3)
-            bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
         }
+        put(year, at: 0, digits: 4)
+        start[4] = UInt8(ascii: "-")
+        put(Int(parts.tm_mon) + 1, at: 5, digits: 2)
+        start[7] = UInt8(ascii: "-")
+        put(Int(parts.tm_mday), at: 8, digits: 2)
+        start[10] = UInt8(ascii: "T")
+        put(Int(parts.tm_hour), at: 11, digits: 2)
+        start[13] = UInt8(ascii: ":")
+        put(Int(parts.tm_min), at: 14, digits: 2)
+        start[16] = UInt8(ascii: ":")
+        put(Int(parts.tm_sec), at: 17, digits: 2)
+        start[19] = UInt8(ascii: ".")
+        put(millisecond, at: 20, digits: 3)
+        start[23] = UInt8(ascii: "Z")
+        return 24
+    }
+}
+
+/// Writes bytes into a buffer the caller has sized for the whole line: the JSON line formatter's
+/// cursor. Every write stays within the buffer (each checks the room it needs and writes nothing
+/// when there is none, so a line that would not fit is cut, never overrun).
+private struct ByteCursor {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
+
+    private var room: Int { buffer.count - count }
+
+    mutating func write(byte: UInt8) {
+        guard room >= 1 else { return }
+        buffer[count] = byte
+        count += 1
+    }
+
+    mutating func write(_ text: StaticString) {
+        text.withUTF8Buffer { utf8 in
+            guard room >= utf8.count, let source = utf8.baseAddress else { return }
+            (buffer.baseAddress! + count).update(from: source, count: utf8.count)
+            count += utf8.count
+        }
+    }
+
+    mutating func write(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            guard room >= utf8.count, let source = utf8.baseAddress else { return }
+            (buffer.baseAddress! + count).update(from: source, count: utf8.count)
+            count += utf8.count
+        }
+    }
+
+    /// A JSON number, or `null` for unknown or non-finite values.
+    mutating func write(number value: Double?) {
+        guard let value, value.isFinite else { return write("null") }
+        guard room >= DecimalText.maximumLength else { return }
+        count += DecimalText.write(value, to: buffer.baseAddress! + count)
+    }
+
+    /// `name` (with its quotes, colon and leading comma) and a finite number.
+    mutating func write(_ name: StaticString, _ value: Double) {
+        write(name)
+        write(number: value)
+    }
+
+    mutating func writeTimestamp(_ date: Date, lastSecond: inout time_t, parts: inout tm) {
+        guard room >= HeadingLineFormatter.maximumTimestampLength else { return }
+        count += HeadingLineFormatter.writeTimestamp(date, to: buffer.baseAddress! + count, lastSecond: &lastSecond, parts: &parts)
     }
 }
