@@ -30,6 +30,7 @@ struct Headingd: AsyncParsableCommand {
         if CommandLine.arguments.count == 2, CommandLine.arguments[1] == IsolatedTOMLCheck.childArgument {
             IsolatedTOMLCheck.runChild()
         }
+        _ = HangupSignals.process  // from here on a SIGHUP is kept for the reloader, never fatal, never lost
         await main(nil)
     }
 
@@ -63,7 +64,7 @@ struct Headingd: AsyncParsableCommand {
         let shutdown = ShutdownRequest()
         StopDeadline.arm(requesting: shutdown)
         let runner = PipelineRunner(
-            loader: loader, headingLimit: outputOptions.count, shutdown: shutdown, hangups: HangupSignals(),
+            loader: loader, headingLimit: outputOptions.count, shutdown: shutdown, hangups: .process,
             logger: Logger(label: "headingd")
         )
         let status = try await runner.run(settings)

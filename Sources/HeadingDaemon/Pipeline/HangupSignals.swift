@@ -8,6 +8,10 @@ import Synchronization
 import Glibc
 #endif
 
+/// The write end of the pipe the SIGHUP handler writes a byte to; -1 until ``HangupSignals``
+/// makes it. An atomic: the handler reads it, and an atomic load is safe in a signal handler.
+private let hangupPipeWriteEnd = Atomic<Int32>(-1)
+
 /// SIGHUP, watched once for the whole process from its start and never lost: each signal wakes
 /// the configuration reloader that is waiting, or is kept for the next one that waits.
 ///
@@ -16,6 +20,13 @@ import Glibc
 /// sometimes after `READY=1`, when systemd may send SIGHUP for `systemctl reload`. A SIGHUP in
 /// that window was ignored, or, before anything had set it aside, ended headingd (its default
 /// action); and between two pipelines of a reload no reloader listens at all.
+///
+/// A libdispatch signal source is not enough either: it is armed some time after `resume()`,
+/// and the kernel drops a SIGHUP that comes before then (its action is `SIG_IGN` meanwhile) —
+/// 1 SIGHUP in about 260 sent as soon as headingd said it was authorized. So `init` installs a
+/// handler with `sigaction` before it returns, and the handler writes a byte to a pipe (`write`
+/// is async-signal-safe); a dispatch read source on the pipe's other end wakes the reloader.
+/// The pipe keeps what comes before that source is armed.
 final class HangupSignals: Sendable {
     private struct State {
         /// The reloader waiting for the next SIGHUP, if one waits.
@@ -25,16 +36,53 @@ final class HangupSignals: Sendable {
     }
 
     private let state = Mutex(State())
-    /// The signal source, kept for the life of the process. `nonisolated(unsafe)`: set once by
-    /// `init`, then touched only by `deinit` (a dispatch source is itself thread-safe).
-    nonisolated(unsafe) private let source: any DispatchSourceSignal
+    /// The read source on the pipe, kept for the life of the process. `nonisolated(unsafe)`: set
+    /// once by `init`, then touched only by `deinit` (a dispatch source is itself thread-safe).
+    nonisolated(unsafe) private let source: any DispatchSourceRead
 
-    /// Starts watching SIGHUP. Make one, once, before anything starts that a SIGHUP may reach.
-    init() {
-        signal(SIGHUP, SIG_IGN)  // a dispatch source needs the default action (terminate) off
-        source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "headingd.hangup"))
-        source.setEventHandler { [weak self] in self?.deliver() }
-        source.resume()
+    /// The process's watcher: made by the first use, which `Headingd.main()` makes before it
+    /// parses a single option, so that only the process's first milliseconds (before `main`)
+    /// are left to SIGHUP's default action.
+    static let process = HangupSignals()
+
+    /// Starts watching SIGHUP: from the moment this returns, no SIGHUP is lost. One per process
+    /// (``process``): a second would take the first one's signals.
+    private init() {
+        var ends: [Int32] = [-1, -1]
+        let made = pipe(&ends) == 0
+        if made {
+            for end in ends {
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            }
+        }
+        if !made {
+            // No pipe (out of descriptors at start): SIGHUP is ignored rather than fatal.
+            signal(SIGHUP, SIG_IGN)
+        } else {
+            hangupPipeWriteEnd.store(ends[1], ordering: .releasing)
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { _ in
+                let descriptor = hangupPipeWriteEnd.load(ordering: .acquiring)
+                guard descriptor >= 0 else { return }
+                let savedErrno = errno
+                var byte: UInt8 = 1
+                _ = write(descriptor, &byte, 1)  // a full pipe already holds a pending SIGHUP
+                errno = savedErrno
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(SIGHUP, &action, nil)
+        }
+        let readEnd = ends[0]
+        source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: DispatchQueue(label: "headingd.hangup"))
+        source.setEventHandler { [weak self] in
+            var bytes = [UInt8](repeating: 0, count: 64)
+            var received = false
+            while read(readEnd, &bytes, bytes.count) > 0 { received = true }  // several SIGHUPs are one reload
+            if received { self?.deliver() }
+        }
+        if readEnd >= 0 { source.resume() }
     }
 
     deinit { source.cancel() }

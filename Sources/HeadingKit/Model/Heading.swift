@@ -10,8 +10,8 @@ public import Foundation
 /// negative number. A heading always carries at least one of ``trueHeading`` and ``magneticHeading``.
 public struct Heading: Sendable, Hashable, Codable {
     // Storage: the seven optional angles as plain doubles and one bit each for "known" (an
-    // `Optional<Double>` takes 16 bytes in a struct, so this is 112 bytes where the optionals
-    // took 176). A heading is copied several times on its way from a line to an observer; the
+    // `Optional<Double>` takes 16 bytes in a struct, so this is 124 bytes where the optionals
+    // took 178; the fields are in the order that leaves the least padding). A heading is copied several times on its way from a line to an observer; the
     // bytes copied are what this saves. An unknown value's double is always 0, so the
     // synthesized `==` and `hash(into:)` over the storage agree with the optionals'.
     private let storedTrueHeading: Double
@@ -25,10 +25,10 @@ public struct Heading: Sendable, Hashable, Codable {
     public let timestamp: Date
     /// The name of the source that produced the heading, such as `simulation` or `gpsd://127.0.0.1:2947`.
     public let source: String
-    /// Where the heading was measured, when the source knows (the last GNSS fix it reported).
-    public let position: GeographicPosition?
     /// What kind of sensor measured the heading.
     public let kind: Kind
+    /// Where the heading was measured, when the source knows (the last GNSS fix it reported).
+    public let position: GeographicPosition?
     /// Where ``magneticVariation`` came from: `nil` until a ``HeadingProcessor`` has looked.
     public let variationOrigin: VariationOrigin?
     /// Which of the stored angles are known: one bit each, in ``Known``.
