@@ -232,21 +232,19 @@ private struct ByteCursor {
         count += 1
     }
 
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard room >= bytes.count, let source = bytes.baseAddress else { return }
+        (buffer.baseAddress! + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
     mutating func write(_ text: StaticString) {
-        text.withUTF8Buffer { utf8 in
-            guard room >= utf8.count, let source = utf8.baseAddress else { return }
-            (buffer.baseAddress! + count).update(from: source, count: utf8.count)
-            count += utf8.count
-        }
+        text.withUTF8Buffer { write($0) }
     }
 
     mutating func write(_ text: String) {
         var text = text
-        text.withUTF8 { utf8 in
-            guard room >= utf8.count, let source = utf8.baseAddress else { return }
-            (buffer.baseAddress! + count).update(from: source, count: utf8.count)
-            count += utf8.count
-        }
+        text.withUTF8 { write($0) }
     }
 
     /// A JSON number, or `null` for unknown or non-finite values.

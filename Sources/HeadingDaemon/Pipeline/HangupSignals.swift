@@ -49,17 +49,15 @@ final class HangupSignals: Sendable {
     /// (``process``): a second would take the first one's signals.
     private init() {
         var ends: [Int32] = [-1, -1]
-        let made = pipe(&ends) == 0
-        if made {
+        if pipe(&ends) != 0 {
+            // No pipe (out of descriptors at start): SIGHUP is ignored rather than fatal.
+            ends = [-1, -1]
+            signal(SIGHUP, SIG_IGN)
+        } else {
             for end in ends {
                 _ = fcntl(end, F_SETFD, FD_CLOEXEC)
                 _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             }
-        }
-        if !made {
-            // No pipe (out of descriptors at start): SIGHUP is ignored rather than fatal.
-            signal(SIGHUP, SIG_IGN)
-        } else {
             hangupPipeWriteEnd.store(ends[1], ordering: .releasing)
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { _ in

@@ -11,8 +11,8 @@ public import Foundation
 public struct Heading: Sendable, Hashable, Codable {
     // Storage: the seven optional angles as plain doubles and one bit each for "known" (an
     // `Optional<Double>` takes 16 bytes in a struct, so this is 124 bytes where the optionals
-    // took 178; the fields are in the order that leaves the least padding). A heading is copied several times on its way from a line to an observer; the
-    // bytes copied are what this saves. An unknown value's double is always 0, so the
+    // took 178; the fields are in the order that leaves the least padding). A heading is copied
+    // several times on its way from a line to an observer; the bytes copied are what this saves. An unknown value's double is always 0, so the
     // synthesized `==` and `hash(into:)` over the storage agree with the optionals'.
     private let storedTrueHeading: Double
     private let storedMagneticHeading: Double
@@ -107,29 +107,29 @@ public struct Heading: Sendable, Hashable, Codable {
         kind: Kind, pitch: Double?, roll: Double?, magneticVariation: Double?, deviation: Double?,
         variationOrigin: VariationOrigin?, position: GeographicPosition?
     ) {
-        // Written out, not a nested function over `known`: a closure that captures a `var`
-        // allocates a box for it in a debug build.
         var known = Known()
-        if trueHeading != nil { known.insert(.trueHeading) }
-        if magneticHeading != nil { known.insert(.magneticHeading) }
-        if headingAccuracy != nil { known.insert(.headingAccuracy) }
-        if pitch != nil { known.insert(.pitch) }
-        if roll != nil { known.insert(.roll) }
-        if magneticVariation != nil { known.insert(.magneticVariation) }
-        if deviation != nil { known.insert(.deviation) }
-        storedTrueHeading = trueHeading ?? 0
-        storedMagneticHeading = magneticHeading ?? 0
-        storedHeadingAccuracy = headingAccuracy ?? 0
-        storedPitch = pitch ?? 0
-        storedRoll = roll ?? 0
-        storedMagneticVariation = magneticVariation ?? 0
-        storedDeviation = deviation ?? 0
+        storedTrueHeading = Self.store(trueHeading, .trueHeading, in: &known)
+        storedMagneticHeading = Self.store(magneticHeading, .magneticHeading, in: &known)
+        storedHeadingAccuracy = Self.store(headingAccuracy, .headingAccuracy, in: &known)
+        storedPitch = Self.store(pitch, .pitch, in: &known)
+        storedRoll = Self.store(roll, .roll, in: &known)
+        storedMagneticVariation = Self.store(magneticVariation, .magneticVariation, in: &known)
+        storedDeviation = Self.store(deviation, .deviation, in: &known)
         self.known = known
         self.timestamp = timestamp
         self.source = source
         self.kind = kind
         self.variationOrigin = variationOrigin
         self.position = position
+    }
+
+    /// The double to store for `value` (0 when unknown), with `bit` set in `known` when it is
+    /// known. A static function taking `known` in-out, not a nested one capturing it: a closure
+    /// over a `var` allocates a box for it in a debug build.
+    private static func store(_ value: Double?, _ bit: Known, in known: inout Known) -> Double {
+        guard let value else { return 0 }
+        known.insert(bit)
+        return value
     }
 
     private enum CodingKeys: String, CodingKey {

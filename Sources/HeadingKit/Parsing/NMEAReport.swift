@@ -46,10 +46,10 @@ public struct NMEAReport: Sendable, Hashable {
     /// reports — whatever this one's values, even when they fail to decode.
     /// - Parameter type: A sentence type such as `HDT` or `PASHR`.
     public static func isAttitudeType(_ type: String) -> Bool {
-        ["HDT", "HDG", "HDM", "THS", "PASHR", "PTNTHTM"].contains(type)
+        NMEASentenceType(name: type).isAttitude
     }
 
     /// Whether sentences of this type carry course over ground, which gpsd also turns into a `TPV` track.
     /// - Parameter type: A sentence type such as `RMC`.
-    public static func isCourseType(_ type: String) -> Bool { type == "RMC" || type == "VTG" }
+    public static func isCourseType(_ type: String) -> Bool { NMEASentenceType(name: type).isCourse }
 }

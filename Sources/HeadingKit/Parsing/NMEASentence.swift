@@ -128,10 +128,8 @@ public struct NMEASentence: Sendable, Hashable {
     var packedType: UInt64 {
         let field = range(ofField: 0)
         let start = isProprietary ? field.lowerBound : field.lowerBound + 2
-        guard start < field.upperBound, field.upperBound - start <= 8 else { return 0 }
-        var key: UInt64 = 0
-        for index in stride(from: field.upperBound - 1, through: start, by: -1) { key = key << 8 | UInt64(bytes[index]) }
-        return key
+        guard start < field.upperBound else { return 0 }
+        return NMEASentenceType.pack(bytes[start..<field.upperBound])
     }
 
     /// Whether data field `index` is exactly the one character `letter` (a unit or status letter).

@@ -6,6 +6,20 @@
 enum NMEASentenceType {
     case hdt, hdm, hdg, ths, pashr, ptnthtm, rmc, vtg, zda, other
 
+    /// The type named `name` (`HDT`, `PASHR`); ``other`` for every type not read here.
+    /// - Parameter name: A sentence type, as ``NMEASentence/type`` gives it.
+    init(name: String) {
+        self.init(packed: Self.pack(name.utf8))
+    }
+
+    /// A type's bytes packed into an integer, the first byte lowest (`HDT` is `0x544448`); 0 for
+    /// an empty type or one longer than eight bytes (no type read here).
+    /// - Parameter bytes: The type's bytes, without the talker.
+    static func pack(_ bytes: some BidirectionalCollection<UInt8>) -> UInt64 {
+        guard !bytes.isEmpty, bytes.count <= 8 else { return 0 }
+        return bytes.reversed().reduce(0) { key, byte in key << 8 | UInt64(byte) }
+    }
+
     /// The type whose packed bytes are `packed`; ``other`` for every type not read here.
     /// - Parameter packed: ``NMEASentence/packedType``.
     init(packed: UInt64) {
