@@ -26,7 +26,7 @@ final class HeadingLineFormatter: Sendable {
     private let memo = Mutex(Memo())
 
     private struct Memo {
-        var sourceName = ""
+        var sourceName = InternedName("")
         var quotedSource = "\"\""
         var second = time_t.min
         var parts = tm()
@@ -87,8 +87,8 @@ final class HeadingLineFormatter: Sendable {
 
     private func appendJSON(_ heading: Heading, to bytes: inout [UInt8]) {
         memo.withLock { memo in
-            if memo.sourceName != heading.source {
-                memo.sourceName = heading.source
+            if memo.sourceName != heading.sourceName {  // kept names: an address compare
+                memo.sourceName = heading.sourceName
                 memo.quotedSource = JSONText.quoted(heading.source)
             }
             // The line is written into one buffer on the stack and appended once: room for the

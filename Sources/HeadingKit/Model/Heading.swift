@@ -23,8 +23,9 @@ public struct Heading: Sendable, Hashable, Codable {
     private let storedDeviation: Double
     /// When the heading was measured: the device's time where it gives one, else the time it was received.
     public let timestamp: Date
-    /// The name of the source that produced the heading, such as `simulation` or `gpsd://127.0.0.1:2947`.
-    public let source: String
+    /// The name of the source that produced the heading, kept once per process (see
+    /// ``InternedName``): copying a heading then retains nothing.
+    package let sourceName: InternedName
     /// What kind of sensor measured the heading.
     public let kind: Kind
     /// Where the heading was measured, when the source knows (the last GNSS fix it reported).
@@ -45,6 +46,9 @@ public struct Heading: Sendable, Hashable, Codable {
         static let magneticVariation = Known(rawValue: 1 << 5)
         static let deviation = Known(rawValue: 1 << 6)
     }
+
+    /// The name of the source that produced the heading, such as `simulation` or `gpsd://127.0.0.1:2947`.
+    public var source: String { sourceName.string }
 
     /// The heading relative to true (geographic) north, in `[0, 360)`; `nil` when unknown.
     public var trueHeading: Double? { known.contains(.trueHeading) ? storedTrueHeading : nil }
@@ -92,10 +96,24 @@ public struct Heading: Sendable, Hashable, Codable {
         position: GeographicPosition? = nil
     ) {
         self.init(
+            trueHeading: trueHeading, magneticHeading: magneticHeading, headingAccuracy: headingAccuracy,
+            timestamp: timestamp, sourceName: InternedName(source), kind: kind, pitch: pitch, roll: roll,
+            magneticVariation: magneticVariation, deviation: deviation, variationOrigin: variationOrigin, position: position
+        )
+    }
+
+    /// Creates a heading as the public initializer does, from a source name already kept: the
+    /// decoders and the processor make headings with this, without a lookup per heading.
+    package init(
+        trueHeading: Double?, magneticHeading: Double?, headingAccuracy: Double? = nil, timestamp: Date,
+        sourceName: InternedName, kind: Kind, pitch: Double? = nil, roll: Double? = nil, magneticVariation: Double? = nil,
+        deviation: Double? = nil, variationOrigin: VariationOrigin? = nil, position: GeographicPosition? = nil
+    ) {
+        self.init(
             storing: trueHeading.flatMap(Degrees.normalized),
             magneticHeading: magneticHeading.flatMap(Degrees.normalized),
             headingAccuracy: headingAccuracy.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil },
-            timestamp: timestamp, source: source, kind: kind, pitch: pitch, roll: roll,
+            timestamp: timestamp, sourceName: sourceName, kind: kind, pitch: pitch, roll: roll,
             magneticVariation: magneticVariation, deviation: deviation, variationOrigin: variationOrigin, position: position
         )
     }
@@ -103,8 +121,8 @@ public struct Heading: Sendable, Hashable, Codable {
     /// Stores the values as they are (the public initializer has checked the angles; decoding
     /// takes what was encoded).
     private init(
-        storing trueHeading: Double?, magneticHeading: Double?, headingAccuracy: Double?, timestamp: Date, source: String,
-        kind: Kind, pitch: Double?, roll: Double?, magneticVariation: Double?, deviation: Double?,
+        storing trueHeading: Double?, magneticHeading: Double?, headingAccuracy: Double?, timestamp: Date,
+        sourceName: InternedName, kind: Kind, pitch: Double?, roll: Double?, magneticVariation: Double?, deviation: Double?,
         variationOrigin: VariationOrigin?, position: GeographicPosition?
     ) {
         var known = Known()
@@ -117,7 +135,7 @@ public struct Heading: Sendable, Hashable, Codable {
         storedDeviation = Self.store(deviation, .deviation, in: &known)
         self.known = known
         self.timestamp = timestamp
-        self.source = source
+        self.sourceName = sourceName
         self.kind = kind
         self.variationOrigin = variationOrigin
         self.position = position
@@ -149,7 +167,7 @@ public struct Heading: Sendable, Hashable, Codable {
             magneticHeading: try container.decodeIfPresent(Double.self, forKey: .magneticHeading),
             headingAccuracy: try container.decodeIfPresent(Double.self, forKey: .headingAccuracy),
             timestamp: try container.decode(Date.self, forKey: .timestamp),
-            source: try container.decode(String.self, forKey: .source),
+            sourceName: InternedName(try container.decode(String.self, forKey: .source)),
             kind: try container.decode(Kind.self, forKey: .kind),
             pitch: try container.decodeIfPresent(Double.self, forKey: .pitch),
             roll: try container.decodeIfPresent(Double.self, forKey: .roll),

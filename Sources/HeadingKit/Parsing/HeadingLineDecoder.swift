@@ -56,6 +56,8 @@ public struct HeadingLineDecoder: Sendable {
     public let timestamping: Timestamping
     /// The source name headings and faults carry.
     public let sourceName: String
+    /// ``sourceName`` as headings carry it, looked up once.
+    private let keptSourceName: InternedName
     /// The speed below which course over ground is noise and no heading, in metres per second.
     public let minimumCourseSpeed: Double
     /// Whether an NMEA sentence without a checksum is refused (a complete one is accepted otherwise).
@@ -88,6 +90,7 @@ public struct HeadingLineDecoder: Sendable {
         self.path = path
         self.timestamping = timestamping
         self.sourceName = sourceName
+        keptSourceName = InternedName(sourceName)
         self.minimumCourseSpeed = minimumCourseSpeed
         self.requiresChecksum = requiresChecksum
     }
@@ -275,7 +278,7 @@ public struct HeadingLineDecoder: Sendable {
     private func heading(from reading: HeadingReading, receivedAt: Date) -> Heading {
         var reading = reading
         if reading.magneticVariation == nil { reading.magneticVariation = lastVariation }
-        return reading.heading(at: timestamp(receivedAt), source: sourceName, position: lastPosition)
+        return reading.heading(at: timestamp(receivedAt), sourceName: keptSourceName, position: lastPosition)
     }
 
     private mutating func alarm(_ code: HeadingFault.Code, _ reason: String, number: Int, receivedAt: Date) -> HeadingSourceReport? {

@@ -60,12 +60,18 @@ public struct HeadingReading: Sendable, Hashable {
     ///   - position: Where it was measured, if known.
     /// - Returns: The heading.
     public func heading(at timestamp: Date, source: String, position: GeographicPosition? = nil) -> Heading {
+        heading(at: timestamp, sourceName: InternedName(source), position: position)
+    }
+
+    /// The heading this reading becomes, from a source whose name is already kept: what the
+    /// line decoder uses, without a name lookup per heading.
+    package func heading(at timestamp: Date, sourceName: InternedName, position: GeographicPosition? = nil) -> Heading {
         Heading(
             trueHeading: trueHeading,
             magneticHeading: magneticHeading,
             headingAccuracy: accuracy,
             timestamp: timestamp,
-            source: source,
+            sourceName: sourceName,
             kind: kind,
             pitch: pitch,
             roll: roll,

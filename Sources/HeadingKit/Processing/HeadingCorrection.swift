@@ -74,7 +74,7 @@ struct HeadingCorrection: Sendable {
         }
         return Heading(
             trueHeading: trueHeading, magneticHeading: magneticHeading, headingAccuracy: heading.headingAccuracy,
-            timestamp: heading.timestamp, source: heading.source, kind: heading.kind, pitch: heading.pitch, roll: heading.roll,
+            timestamp: heading.timestamp, sourceName: heading.sourceName, kind: heading.kind, pitch: heading.pitch, roll: heading.roll,
             magneticVariation: variation, deviation: deviation, variationOrigin: origin, position: heading.position ?? lastPosition
         )
     }

@@ -323,31 +323,38 @@ private struct Replay: Sendable {
                 if case .recorded(let multiplier) = configuration.speed, offset > pacedOffset {
                     pacedOffset = offset
                     do { try await pacer(.seconds(offset / multiplier)) } catch { return .stopped }
+                    if Task.isCancelled { return .stopped }
                 } else {
+                    // Cancellation is checked here and after each pause, not per line: a flat-out
+                    // replay reads at most `yieldInterval` lines (a few milliseconds) after it.
                     sinceYield += 1
                     if sinceYield >= Self.yieldInterval {
                         sinceYield = 0
-                        reportPending()
+                        guard reportPending() else { return .stopped }
                         await Task.yield()
+                        if Task.isCancelled { return .stopped }
                     }
                 }
-                if Task.isCancelled { return .stopped }
-                guard let source = source() else { return .stopped }
                 summary.lines += 1
                 if output.isSkipped { summary.skippedLines += 1 }
                 if output.isDuplicate { summary.duplicates += 1 }
+                // The source is looked up (a weak load) only where something goes to it: once a
+                // batch when flat out, not once a line.
                 switch (consume output).report {  // moved, not copied, into the batch
                 case .heading(let heading) where batches:
                     pending.append(heading)
-                    if pending.count >= ReplayHeadingSource.batchSize { reportPending(to: source) }
+                    if pending.count >= ReplayHeadingSource.batchSize, !reportPending() { return .stopped }
                 case .heading(let heading):
+                    guard let source = source() else { return .stopped }
                     summary.headings += 1
                     source.report(.heading(heading))
                 case .fault(let fault):
+                    guard let source = source() else { return .stopped }
                     reportPending(to: source)  // the headings before a fault come first
                     summary.faults += 1
                     source.report(.fault(fault))
                 case .authorizationChanged(let status):
+                    guard let source = source() else { return .stopped }
                     reportPending(to: source)
                     source.report(.authorizationChanged(status))
                 case nil: break
@@ -365,11 +372,16 @@ private struct Replay: Sendable {
     }
 
     /// Reports the batch being filled, if any, and counts its headings.
-    private mutating func reportPending(to source: ReplayHeadingSource? = nil) {
-        guard !pending.isEmpty else { return }
+    /// - Parameter source: The source, if the caller has it; looked up otherwise.
+    /// - Returns: `false` if the source is gone (the replay should stop), otherwise `true`.
+    @discardableResult
+    private mutating func reportPending(to source: ReplayHeadingSource? = nil) -> Bool {
+        guard !pending.isEmpty else { return true }
+        guard let source = source ?? self.source() else { return false }
         summary.headings += pending.count
-        (source ?? self.source())?.report(headings: pending)
+        source.report(headings: pending)
         pending.removeAll(keepingCapacity: true)
+        return true
     }
 
     private mutating func deliverFault(_ code: HeadingFault.Code, _ reason: String) {
