@@ -10,8 +10,21 @@ struct HeadingFilter: Sendable {
     var minimumChange: Double {
         didSet { minimumChange = Self.clamped(minimumChange) }
     }
-    /// The last heading delivered.
-    private var lastDelivered: Heading?
+    /// What the filter needs of the last heading delivered: its source and its two headings
+    /// (not the whole heading, which is copied for every heading that passes).
+    private var lastDelivered: Delivered?
+
+    private struct Delivered {
+        let sourceName: InternedName
+        let trueHeading: Double?
+        let magneticHeading: Double?
+
+        init(_ heading: Heading) {
+            sourceName = heading.sourceName
+            trueHeading = heading.trueHeading
+            magneticHeading = heading.magneticHeading
+        }
+    }
 
     /// Creates a filter.
     /// - Parameter minimumChange: Degrees; not finite or below 0 counts as 0.
@@ -29,12 +42,12 @@ struct HeadingFilter: Sendable {
     /// - Parameter heading: The candidate.
     /// - Returns: `true` when it is to be delivered.
     mutating func admits(_ heading: Heading) -> Bool {
-        if minimumChange > 0, let last = lastDelivered, last.source == heading.source,
-            let change = Self.change(from: last, to: heading), change < minimumChange
+        if minimumChange > 0, let last = lastDelivered, last.sourceName == heading.sourceName,
+            let change = Self.change(from: (last.trueHeading, last.magneticHeading), to: heading), change < minimumChange
         {
             return false
         }
-        lastDelivered = heading
+        lastDelivered = Delivered(heading)
         return true
     }
 
@@ -42,6 +55,10 @@ struct HeadingFilter: Sendable {
     /// else magnetic with magnetic).
     /// - Returns: Degrees in `[0, 180]`, or `nil` when the headings share neither reference.
     static func change(from old: Heading, to new: Heading) -> Double? {
+        change(from: (old.trueHeading, old.magneticHeading), to: new)
+    }
+
+    private static func change(from old: (trueHeading: Double?, magneticHeading: Double?), to new: Heading) -> Double? {
         if let oldTrue = old.trueHeading, let newTrue = new.trueHeading {
             return Degrees.distance(oldTrue, newTrue)
         }

@@ -95,6 +95,13 @@ extension HeadingProcessor {
             return output
         }
 
+        /// Handles a batch of events from source `index`, in order; appends what to deliver to
+        /// `output`. One call for the batch: the processor's core and output are class properties,
+        /// and every access to one is checked for exclusivity at run time.
+        mutating func receive(contentsOf events: [HeadingEvent], from index: Int, at now: Duration, into output: inout [HeadingEvent]) {
+            for event in events { receive(event, from: index, at: now, into: &output) }
+        }
+
         /// Handles one event from source `index`; appends what to deliver, in order, to `output`
         /// (which the processor reuses from event to event: no array made per heading).
         mutating func receive(_ event: HeadingEvent, from index: Int, at now: Duration, into output: inout [HeadingEvent]) {

@@ -159,10 +159,14 @@ public final class HeadingProcessor: @unchecked Sendable {
     private func receive(contentsOf events: [HeadingEvent], from index: Int) {
         lock.withLock {
             guard isRunning else { return }
-            outputs.removeAll(keepingCapacity: true)
-            let now = now()
-            for event in events { core.receive(event, from: index, at: now, into: &outputs) }
-            send(contentsOf: outputs)
+            // The reused array is taken out and put back: one access to it (and one to the
+            // core) for the batch, not one per heading.
+            var batch: [HeadingEvent] = []
+            swap(&batch, &outputs)
+            defer { swap(&batch, &outputs) }
+            batch.removeAll(keepingCapacity: true)
+            core.receive(contentsOf: events, from: index, at: now(), into: &batch)
+            send(contentsOf: batch)
             scheduleTimer()
         }
     }

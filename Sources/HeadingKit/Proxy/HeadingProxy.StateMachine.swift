@@ -137,6 +137,12 @@ extension HeadingProxy {
             isEnabled && filter.admits(heading)
         }
 
+        /// Appends to `events` each of `headings` that ``shouldDeliver(_:)-(Heading)`` admits, in order.
+        mutating func admit(_ headings: [Heading], into events: inout [HeadingEvent]) {
+            guard isEnabled else { return }
+            for heading in headings where filter.admits(heading) { events.append(.heading(heading)) }
+        }
+
         /// Whether a fault from the source is delivered: only while enabled. A `permissionDenied`
         /// fault is kept as the refusal's reason either way.
         mutating func shouldDeliver(_ fault: HeadingFault) -> Bool {

@@ -288,11 +288,16 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     ///   - headings: The headings, oldest first.
     public func headingSource(_ source: any HeadingSource, didUpdateHeadings headings: [Heading]) {
         lock.withLock {
-            batch.removeAll(keepingCapacity: true)
-            for heading in headings where machine.shouldDeliver(heading) { batch.append(.heading(heading)) }
-            guard !batch.isEmpty else { return }
-            if delivery.isImmediate { return send(contentsOf: batch) }
-            let events = batch
+            // The reused array is taken out and put back, and the state machine admits the
+            // batch in one call: one run-time exclusivity check each, not one per heading.
+            var admitted: [HeadingEvent] = []
+            swap(&admitted, &batch)
+            defer { swap(&admitted, &batch) }
+            admitted.removeAll(keepingCapacity: true)
+            machine.admit(headings, into: &admitted)
+            guard !admitted.isEmpty else { return }
+            if delivery.isImmediate { return send(contentsOf: admitted) }
+            let events = admitted
             let generation = machine.generation
             delivery.perform { [weak self] in
                 guard let self else { return }
