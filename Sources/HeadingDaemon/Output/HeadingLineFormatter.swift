@@ -27,7 +27,7 @@ final class HeadingLineFormatter: Sendable {
 
     private struct Memo {
         var sourceName = InternedName("")
-        var quotedSource = "\"\""
+        var quotedSource = Array("\"\"".utf8)
         var second = time_t.min
         var parts = tm()
     }
@@ -48,10 +48,9 @@ final class HeadingLineFormatter: Sendable {
     func line(for heading: Heading) -> String {
         switch format {
         case .json:
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(256)
-            appendJSON(heading, to: &bytes)
-            return String(decoding: bytes, as: UTF8.self)
+            // Room for the quoted source at its longest: every byte escaped as `\u00XX`.
+            let capacity = Self.jsonRoom + 2 + 6 * heading.source.utf8.count
+            return String(unsafeUninitializedCapacity: capacity) { writeJSON(heading, into: $0) ?? 0 }
         case .text:
             var line = ""
             line.reserveCapacity(128)
@@ -73,59 +72,67 @@ final class HeadingLineFormatter: Sendable {
         }
     }
 
-    /// Appends the line for one heading, without a newline, to `bytes`: the same text as
-    /// ``line(for:)``, written straight into a buffer that is reused from line to line.
+    /// Writes the line for one heading, without a newline, at the start of `buffer`: the same
+    /// text as ``line(for:)``, written in place (the batched output's block), with no string and
+    /// no array in between.
     /// - Parameters:
     ///   - heading: The heading.
-    ///   - bytes: Where the line goes.
-    func append(_ heading: Heading, to bytes: inout [UInt8]) {
+    ///   - buffer: Where the line goes.
+    /// - Returns: The line's length, or `nil` when `buffer` has too little room for it (what
+    ///   was written then is not a line, and does not count).
+    func write(_ heading: Heading, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int? {
         switch format {
-        case .json: appendJSON(heading, to: &bytes)
-        case .text: bytes.append(contentsOf: line(for: heading).utf8)
+        case .json: return writeJSON(heading, into: buffer)
+        case .text:
+            var line = line(for: heading)
+            return line.withUTF8 { utf8 in
+                guard utf8.count <= buffer.count else { return nil }
+                return buffer.initialize(fromContentsOf: utf8)
+            }
         }
     }
 
-    private func appendJSON(_ heading: Heading, to bytes: inout [UInt8]) {
-        memo.withLock { memo in
+    /// The room a JSON line takes besides its quoted source: the keys (≈ 200 bytes), nine
+    /// numbers of at most 32, the timestamp, kind and origin.
+    private static let jsonRoom = 768
+
+    private func writeJSON(_ heading: Heading, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        var line = ByteCursor(buffer)
+        let room = buffer.count
+        return memo.withLock { memo in
             if memo.sourceName != heading.sourceName {  // kept names: an address compare
                 memo.sourceName = heading.sourceName
-                memo.quotedSource = JSONText.quoted(heading.source)
+                memo.quotedSource = Array(JSONText.quoted(heading.source).utf8)
             }
-            // The line is written into one buffer on the stack and appended once: room for the
-            // keys (≈ 200 bytes), nine numbers of at most 32, the timestamp, kind and origin, and
-            // the source. A dozen appends to the array, each checking its capacity, cost more.
-            let capacity = 768 + memo.quotedSource.utf8.count
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-                var line = ByteCursor(buffer)
-                line.write(#"{"trueHeading":"#)
-                line.write(number: heading.trueHeading)
-                line.write(#","magneticHeading":"#)
-                line.write(number: heading.magneticHeading)
-                line.write(#","accuracy":"#)
-                line.write(number: heading.headingAccuracy)
-                line.write(#","timestamp":""#)
-                line.writeTimestamp(heading.timestamp, lastSecond: &memo.second, parts: &memo.parts)
-                line.write(#"","source":"#)
-                line.write(memo.quotedSource)
-                line.write(#","kind":""#)
-                line.write(heading.kind.rawValue)  // identifiers: nothing to escape
+            guard room >= Self.jsonRoom + memo.quotedSource.count else { return nil }
+            line.write(#"{"trueHeading":"#)
+            line.write(number: heading.trueHeading)
+            line.write(#","magneticHeading":"#)
+            line.write(number: heading.magneticHeading)
+            line.write(#","accuracy":"#)
+            line.write(number: heading.headingAccuracy)
+            line.write(#","timestamp":""#)
+            line.writeTimestamp(heading.timestamp, lastSecond: &memo.second, parts: &memo.parts)
+            line.write(#"","source":"#)
+            memo.quotedSource.withUnsafeBufferPointer { line.write($0) }
+            line.write(#","kind":""#)
+            line.write(heading.kind.rawValue)  // identifiers: nothing to escape
+            line.write(byte: UInt8(ascii: "\""))
+            if let pitch = heading.pitch, pitch.isFinite { line.write(#","pitch":"#, pitch) }
+            if let roll = heading.roll, roll.isFinite { line.write(#","roll":"#, roll) }
+            if let variation = heading.magneticVariation, variation.isFinite { line.write(#","magneticVariation":"#, variation) }
+            if let deviation = heading.deviation, deviation.isFinite { line.write(#","deviation":"#, deviation) }
+            if let origin = heading.variationOrigin {
+                line.write(#","variationOrigin":""#)
+                line.write(origin.rawValue)
                 line.write(byte: UInt8(ascii: "\""))
-                if let pitch = heading.pitch, pitch.isFinite { line.write(#","pitch":"#, pitch) }
-                if let roll = heading.roll, roll.isFinite { line.write(#","roll":"#, roll) }
-                if let variation = heading.magneticVariation, variation.isFinite { line.write(#","magneticVariation":"#, variation) }
-                if let deviation = heading.deviation, deviation.isFinite { line.write(#","deviation":"#, deviation) }
-                if let origin = heading.variationOrigin {
-                    line.write(#","variationOrigin":""#)
-                    line.write(origin.rawValue)
-                    line.write(byte: UInt8(ascii: "\""))
-                }
-                if let position = heading.position {
-                    line.write(#","latitude":"#, position.latitude)
-                    line.write(#","longitude":"#, position.longitude)
-                }
-                line.write(byte: UInt8(ascii: "}"))
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<line.count]))
             }
+            if let position = heading.position {
+                line.write(#","latitude":"#, position.latitude)
+                line.write(#","longitude":"#, position.longitude)
+            }
+            line.write(byte: UInt8(ascii: "}"))
+            return line.count
         }
     }
 
@@ -218,7 +225,9 @@ final class HeadingLineFormatter: Sendable {
 /// Writes bytes into a buffer the caller has sized for the whole line: the JSON line formatter's
 /// cursor. Every write stays within the buffer (each checks the room it needs and writes nothing
 /// when there is none, so a line that would not fit is cut, never overrun).
-private struct ByteCursor {
+private struct ByteCursor: @unchecked Sendable {
+    // @unchecked Sendable: a cursor lives inside one call of `writeJSON`, where it writes the
+    // caller's buffer under the formatter's `memo` Mutex, and never leaves that call.
     let buffer: UnsafeMutableBufferPointer<UInt8>
     private(set) var count = 0
 
