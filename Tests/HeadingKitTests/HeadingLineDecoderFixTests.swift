@@ -56,4 +56,25 @@ struct HeadingLineDecoderFixTests {
         let events = Self.decode([nmea("GPRMC,120000.00,A,5479.200,N,01008.400,E,2.0,45.0,010726,,,A")])
         #expect(events.compactMap(\.fault).first?.reason.contains("field 3 (latitude)") == true)
     }
+
+    /// A flat-out replay reads the clock only while the decoder may use it: before the recording
+    /// has given a time, or always when headings are stamped on reception.
+    @Test func theReceptionTimeIsUsedExactlyUntilTheRecordingGivesATime() throws {
+        let received = Date(timeIntervalSince1970: 1_000)
+        var decoder = HeadingLineDecoder(path: "boat.nmea", sourceName: "boat")
+        #expect(decoder.usesReceptionTime)
+        let early = try #require(decoder.decode(Array(nmea("HEHDT,10.0,T").utf8), number: 1, receivedAt: received).report?.event.heading)
+        #expect(early.timestamp == received)
+        _ = decoder.decode(Array(nmea("GPRMC,120000.00,A,5419.200,N,01008.400,E,0.2,45.0,010726,4.6,E,A").utf8), number: 2, receivedAt: received)
+        #expect(!decoder.usesReceptionTime)
+        // What it says is what it does: a date passed now is not read.
+        let late = try #require(decoder.decode(Array(nmea("HEHDT,11.0,T").utf8), number: 3, receivedAt: .distantPast).report?.event.heading)
+        #expect(late.timestamp != Date.distantPast && late.timestamp > received)
+        decoder.restart()
+        #expect(decoder.usesReceptionTime)
+
+        var onReception = HeadingLineDecoder(path: nil, sourceName: "boat", timestamping: .reception)
+        _ = onReception.decode(Array(nmea("GPRMC,120000.00,A,5419.200,N,01008.400,E,0.2,45.0,010726,4.6,E,A").utf8), number: 1, receivedAt: received)
+        #expect(onReception.usesReceptionTime)
+    }
 }

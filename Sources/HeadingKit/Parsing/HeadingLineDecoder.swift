@@ -95,6 +95,12 @@ public struct HeadingLineDecoder: Sendable {
         self.requiresChecksum = requiresChecksum
     }
 
+    /// Whether the next line's headings and faults could be stamped with its `receivedAt`: with
+    /// ``Timestamping/reception``, or before the recording has given a time. When `false`,
+    /// `receivedAt` is not read, and a caller that reads the clock for every line (a flat-out
+    /// replay) can leave it unread.
+    public var usesReceptionTime: Bool { timestamping == .reception || deviceTime == nil }
+
     /// Forgets the recording's time, as at the start of the file: for a replay that loops.
     public mutating func restart() {
         self = HeadingLineDecoder(

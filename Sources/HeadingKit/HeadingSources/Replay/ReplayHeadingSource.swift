@@ -311,7 +311,9 @@ private struct Replay: Sendable {
                     return .unavailable(reason)
                 }
                 guard let next else { break }
-                let now = Date()
+                // Once the recording has given a time, headings carry that, and the decoder does
+                // not read the reception time: no clock per line then.
+                let now = decoder.usesReceptionTime ? Date() : .distantPast
                 let output: HeadingLineDecoder.Output
                 switch next {
                 case .text(let number): output = decoder.decode(reader.line, number: number, receivedAt: now)
