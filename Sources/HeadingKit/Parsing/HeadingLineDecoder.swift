@@ -23,15 +23,33 @@ public import Foundation
 public struct HeadingLineDecoder: Sendable {
     /// What one line produced.
     public struct Output: Sendable, Hashable {
+        // Stored so that an output takes 128 bytes, not 131: past 128 every copy of one (there
+        // are several per line) is a call to `memmove`. The time is a plain double and a flag.
         /// The heading or fault the line produced, if any.
         public var report: HeadingSourceReport?
-        /// The recording time the line carries, in seconds, for pacing. Seconds since 1970 once the
-        /// recording has given a date; before that, seconds since midnight.
-        public var recordingTime: Double?
         /// Whether the line was malformed or out of range (its fault is ``report``).
         public var isSkipped = false
         /// Whether the line repeated a measurement an earlier line already delivered.
         public var isDuplicate = false
+        private var hasRecordingTime = false
+        private var storedRecordingTime = 0.0
+
+        /// The recording time the line carries, in seconds, for pacing. Seconds since 1970 once the
+        /// recording has given a date; before that, seconds since midnight.
+        public var recordingTime: Double? {
+            get { hasRecordingTime ? storedRecordingTime : nil }
+            set {
+                hasRecordingTime = newValue != nil
+                storedRecordingTime = newValue ?? 0
+            }
+        }
+
+        init(report: HeadingSourceReport? = nil, recordingTime: Double? = nil, isSkipped: Bool = false, isDuplicate: Bool = false) {
+            self.report = report
+            self.isSkipped = isSkipped
+            self.isDuplicate = isDuplicate
+            self.recordingTime = recordingTime
+        }
     }
 
     /// The longest line read, in bytes; longer lines are reported and skipped.

@@ -34,8 +34,24 @@ final class BoundedLineReader {
     private var lineNumber = 0
     /// The last line ended at a CR: a LF right after it belongs to the same line end.
     private var endedAtCarriageReturn = false
-    /// The current line's bytes (for ``Line/text(number:)``).
-    private(set) var line: [UInt8] = []
+    /// The current line's bytes when it spans two reads (or ends the file); empty otherwise.
+    private var pieces: [UInt8] = []
+    /// Where the current line is in `chunk`, when it was found whole there (most lines): it is
+    /// then read in place, not copied.
+    private var lineRange: Range<Int>?
+
+    /// The current line's bytes (for ``Line/text(number:)``), as a new array.
+    var line: [UInt8] { withLine { Array($0) } }
+
+    /// Calls `body` with the current line's bytes (for ``Line/text(number:)``), read in place.
+    /// - Parameter body: What reads the line; the buffer is valid only during the call.
+    /// - Returns: What `body` returns.
+    func withLine<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        if let lineRange {
+            return try chunk.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineRange])) }
+        }
+        return try pieces.withUnsafeBufferPointer(body)
+    }
 
     /// Opens a file for reading.
     /// - Parameters:
@@ -50,7 +66,7 @@ final class BoundedLineReader {
         self.fileDescriptor = descriptor
         self.maximumLineLength = maximumLineLength
         self.chunk = [UInt8](repeating: 0, count: chunkSize)
-        line.reserveCapacity(min(maximumLineLength, 256))
+        pieces.reserveCapacity(min(maximumLineLength, 256))
     }
 
     deinit { close(fileDescriptor) }
@@ -67,7 +83,8 @@ final class BoundedLineReader {
     /// The next line, or `nil` at the end of the file.
     /// - Throws: ``ReadError`` when reading fails.
     func next() throws(ReadError) -> Line? {
-        line.removeAll(keepingCapacity: true)
+        if !pieces.isEmpty { pieces.removeAll(keepingCapacity: true) }
+        lineRange = nil
         var length = 0
         while true {
             if chunkStart == chunkEnd {
@@ -91,7 +108,11 @@ final class BoundedLineReader {
             }
             let stop = end ?? chunkEnd
             let piece = stop - chunkStart
-            if length + piece <= maximumLineLength { line.append(contentsOf: chunk[chunkStart..<stop]) }
+            if length == 0, end != nil, piece <= maximumLineLength {
+                lineRange = chunkStart..<stop  // whole in this chunk: read in place
+            } else if length + piece <= maximumLineLength {
+                pieces.append(contentsOf: chunk[chunkStart..<stop])
+            }
             length += piece
             chunkStart = end.map { $0 + 1 } ?? chunkEnd
             if let end {
@@ -107,7 +128,8 @@ final class BoundedLineReader {
     private func finish(length: Int) -> Line {
         lineNumber += 1
         if length > maximumLineLength {
-            line.removeAll(keepingCapacity: true)
+            pieces.removeAll(keepingCapacity: true)
+            lineRange = nil
             return .overlong(number: lineNumber, length: length)
         }
         return .text(number: lineNumber)

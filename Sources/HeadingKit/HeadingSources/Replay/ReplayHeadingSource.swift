@@ -316,7 +316,7 @@ private struct Replay: Sendable {
                 let now = decoder.usesReceptionTime ? Date() : .distantPast
                 let output: HeadingLineDecoder.Output
                 switch next {
-                case .text(let number): output = decoder.decode(reader.line, number: number, receivedAt: now)
+                case .text(let number): output = reader.withLine { decoder.decode($0, number: number, receivedAt: now) }
                 case .overlong(let number, let length):
                     output = decoder.overlongLine(length: length, number: number, receivedAt: now)
                 }
