@@ -48,6 +48,8 @@ final class GPSDConnection {
     /// What one `read(2)` brings.
     private var chunk = [UInt8](repeating: 0, count: 4096)
     private var isOpen = false
+    /// The wait set on the socket (`SO_RCVTIMEO`), in microseconds; set again only when it changes.
+    private var receiveTimeout: Int32 = -1
 
     /// Connects to gpsd and asks it to stream JSON reports and raw NMEA.
     ///
@@ -101,10 +103,11 @@ final class GPSDConnection {
             close()
             throw Failure(reason: "gpsd at \(endpoint.host):\(endpoint.port) refused the watch request", isAccessDenied: false)
         }
-        // Read without blocking: the reader waits in poll(2), with its own timeout.
+        // The reader waits in read(2) itself, for at most the socket's receive timeout (set by
+        // `readMessages`): one system call per wake-up, not a poll(2) and a read.
         let descriptor = data.pointee.gps_fd
         let descriptorFlags = fcntl(descriptor, F_GETFL)
-        if descriptorFlags >= 0 { _ = fcntl(descriptor, F_SETFL, descriptorFlags | O_NONBLOCK) }
+        if descriptorFlags >= 0, descriptorFlags & O_NONBLOCK != 0 { _ = fcntl(descriptor, F_SETFL, descriptorFlags & ~O_NONBLOCK) }
     }
 
     deinit {
@@ -112,18 +115,22 @@ final class GPSDConnection {
         data.deallocate()
     }
 
-    /// Whether bytes are waiting, after at most `timeout` microseconds.
-    func waitForMessage(timeout microseconds: Int32) -> Bool {
-        var request = pollfd(fd: data.pointee.gps_fd, events: Int16(POLLIN), revents: 0)
-        return poll(&request, 1, max(0, microseconds / 1000)) > 0
-    }
-
-    /// Reads what gpsd has sent (one `read(2)`) and hands each complete line to `body`, in order.
-    /// A partial line is kept for the next call.
-    /// - Parameter body: Called once per complete line.
+    /// Waits at most `timeout` microseconds (at least 1 ms) for gpsd, reads what it has sent
+    /// (one `read(2)`) and hands each complete line to `body`, in order. A partial line is kept
+    /// for the next call; a line that arrived whole is handed over where it was read, not copied.
+    /// - Parameters:
+    ///   - microseconds: The longest wait; nothing is handed over when it passes first.
+    ///   - body: Called once per complete line.
     /// - Throws: ``Failure`` when the connection closed or broke.
-    func readMessages(_ body: (Message) -> Void) throws(Failure) {
-        let count = chunk.withUnsafeMutableBufferPointer { read(data.pointee.gps_fd, $0.baseAddress, $0.count) }
+    func readMessages(waitingAtMost microseconds: Int32, _ body: (Message) -> Void) throws(Failure) {
+        let descriptor = data.pointee.gps_fd
+        let timeout = max(1000, microseconds)  // 0 would be no timeout at all: a wait without end
+        if timeout != receiveTimeout {
+            var value = timeval(tv_sec: Int(timeout / 1_000_000), tv_usec: Int(timeout % 1_000_000))
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+            receiveTimeout = timeout
+        }
+        let count = chunk.withUnsafeMutableBufferPointer { read(descriptor, $0.baseAddress, $0.count) }
         if count == 0 { throw Failure(reason: "connection to gpsd closed", isAccessDenied: false) }
         if count < 0 {
             let error = errno
@@ -132,11 +139,23 @@ final class GPSDConnection {
         }
         var start = 0
         for index in 0..<count where chunk[index] == 0x0A {
-            append(chunk[start..<index])
-            deliverLine(body)
+            if lineLength == 0 {
+                chunk.withUnsafeBufferPointer { deliver(UnsafeBufferPointer(rebasing: $0[start..<index]), body) }
+            } else {
+                append(chunk[start..<index])
+                deliverLine(body)
+            }
             start = index + 1
         }
         append(chunk[start..<count])
+    }
+
+    /// Hands a whole line to `body`, without its CR; an empty one is not handed over.
+    private func deliver(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (Message) -> Void) {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0D { end -= 1 }
+        guard end > 0 else { return }
+        body(.line(UnsafeBufferPointer(rebasing: bytes[..<end])))
     }
 
     /// Adds bytes to the current line, keeping at most ``messageCapacity`` of them.
@@ -156,9 +175,7 @@ final class GPSDConnection {
             body(.overlong(length: lineLength))
             return
         }
-        while let last = line.last, last == 0x0D { line.removeLast() }
-        guard !line.isEmpty else { return }
-        line.withUnsafeBufferPointer { body(.line($0)) }
+        line.withUnsafeBufferPointer { deliver($0, body) }
     }
 
     /// Why a TCP connection to `host:port` fails, as the system says (`ECONNREFUSED`, `EACCES`,

@@ -307,21 +307,19 @@ private struct GPSDReader: Sendable {
                 defer { connection.close() }
                 let connectedAt = ContinuousClock.now
                 while !signal.isStopped {
-                    if connection.waitForMessage(timeout: timeout) {
-                        try connection.readMessages { message in
-                            messageNumber += 1
-                            switch message {
-                            case .line(let bytes):
-                                if !isWatching, bytes.starts(with: Self.watchReply) {
-                                    isWatching = true
-                                    attempt = 0
-                                    backoff.reset()
-                                    source()?.setConnectionState(.watching)
-                                }
-                                deliver(decoder.decode(bytes, number: messageNumber, receivedAt: Date()).report)
-                            case .overlong(let length):
-                                deliver(decoder.overlongLine(length: length, number: messageNumber, receivedAt: Date()).report)
+                    try connection.readMessages(waitingAtMost: timeout) { message in
+                        messageNumber += 1
+                        switch message {
+                        case .line(let bytes):
+                            if !isWatching, bytes.starts(with: Self.watchReply) {
+                                isWatching = true
+                                attempt = 0
+                                backoff.reset()
+                                source()?.setConnectionState(.watching)
                             }
+                            deliver(decoder.decode(bytes, number: messageNumber, receivedAt: Date()).report)
+                        case .overlong(let length):
+                            deliver(decoder.overlongLine(length: length, number: messageNumber, receivedAt: Date()).report)
                         }
                     }
                     // A gpsd answers ?WATCH at once; one that has not, within the bound, is not serving.
