@@ -39,7 +39,23 @@ public enum DecimalText {
     public static func write(_ value: Double, to start: UnsafeMutablePointer<UInt8>) -> Int {
         let magnitude = value.magnitude
         if magnitude >= 1e-3, magnitude < 1e9 {
-            for decimals in 0..<powersOfTen.count {
+            // Most values have at most three decimals: try three first, and drop the trailing
+            // zeros, which gives the shortest (when `n ÷ 10³` reads back, so does
+            // `(n ÷ 10ʲ) ÷ 10³⁻ʲ` for every `10ʲ` dividing `n`: both are the correctly rounded
+            // value of one rational), in one division where counting up takes up to four.
+            let scaled = magnitude * 1e3 + 0.5
+            if scaled < 0x1p50 {
+                var units = UInt64(scaled)
+                if Double(units) / 1e3 == magnitude {
+                    var decimals = 3
+                    while decimals > 0, units % 10 == 0 {
+                        units /= 10
+                        decimals -= 1
+                    }
+                    return writeFixed(units, decimals: decimals, negative: value < 0, to: start)
+                }
+            }
+            for decimals in 4..<powersOfTen.count {
                 let scale = powersOfTen[decimals]
                 // Truncating `x + 0.5` rounds to the nearest integer for these positive values
                 // without a call to libm's `round`; a candidate that does not read back is

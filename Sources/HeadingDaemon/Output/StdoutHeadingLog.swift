@@ -50,7 +50,7 @@ final class StdoutHeadingLog: Service, Sendable {
     }
 
     /// The number of headings printed so far.
-    var headingCount: Int { printer.printed.withLock { $0 } }
+    var headingCount: Int { printer.state.withLock { $0.printed } }
 
     /// Why heading lines could not be written, once one could not: the log has then ended, and
     /// headingd exits with ``ExitStatus/outputError``.
@@ -76,9 +76,14 @@ final class StdoutHeadingLog: Service, Sendable {
         let errors: LineWriter
         /// Ends ``StdoutHeadingLog/run()``: the limit is reached or headings cannot be written.
         let end: AsyncStream<Void>.Continuation
-        let printed = Mutex(0)
-        /// The first failed write of a heading line: headings are no longer reaching standard output.
-        private let failedWrite = Mutex<LineWriter.WriteError?>(nil)
+        /// How many headings were printed, and the first failed write of a heading line (after
+        /// which headings no longer reach standard output): one lock for both, taken once a heading.
+        let state = Mutex(State())
+
+        struct State {
+            var printed = 0
+            var failedWrite: LineWriter.WriteError?
+        }
 
         init(
             formatter: HeadingLineFormatter, limit: Int?, output: LineWriter, buffer: OutputBuffer?, errors: LineWriter,
@@ -92,13 +97,13 @@ final class StdoutHeadingLog: Service, Sendable {
             self.end = end
         }
 
-        var writeError: LineWriter.WriteError? { failedWrite.withLock { $0 } }
+        var writeError: LineWriter.WriteError? { state.withLock { $0.failedWrite } }
 
         /// Records the first failed heading write, says so on standard error, and ends the log.
         func recordWriteError(_ error: LineWriter.WriteError) {
-            let isFirst = failedWrite.withLock { failed in
-                defer { if failed == nil { failed = error } }
-                return failed == nil
+            let isFirst = state.withLock { state in
+                defer { if state.failedWrite == nil { state.failedWrite = error } }
+                return state.failedWrite == nil
             }
             guard isFirst else { return }
             errors.write("headingd: cannot write headings to standard output: \(error)", priority: .error)
@@ -109,12 +114,13 @@ final class StdoutHeadingLog: Service, Sendable {
         func handle(_ event: HeadingEvent) -> Bool {
             switch event {
             case .heading(let heading):
-                let position: Int? = printed.withLock { count in
-                    if let limit, count >= limit { return nil }
-                    count += 1
-                    return count
+                let position: Int? = state.withLock { state in
+                    if state.failedWrite != nil { return nil }
+                    if let limit, state.printed >= limit { return nil }
+                    state.printed += 1
+                    return state.printed
                 }
-                guard let position, writeError == nil else { return true }
+                guard let position else { return true }
                 let isLast = limit.map { position >= $0 } ?? false
                 let error: LineWriter.WriteError?
                 if let buffer {
@@ -123,7 +129,7 @@ final class StdoutHeadingLog: Service, Sendable {
                     error = output.write(formatter.line(for: heading))
                 }
                 if let error {
-                    printed.withLock { $0 -= 1 }
+                    state.withLock { $0.printed -= 1 }
                     recordWriteError(error)
                     return true
                 }
