@@ -47,4 +47,19 @@ struct OutputBufferTests {
         #expect(expected.utf8.count > 32 * 1024)
         #expect(try Self.written(headings, format: .json, capacity: 1024) == expected)
     }
+
+    /// A live heading's line is formatted on the stack and written whole, the same text as the
+    /// formatter's; one too long for the stack goes out whole too.
+    @Test(arguments: ["gpsd://127.0.0.1:2947", String(repeating: "\u{1}é\"", count: 2000)])
+    func anUnbatchedLineIsTheFormattersLine(source: String) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("line-writer-\(UUID()).txt").path
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        try #require(descriptor >= 0)
+        defer { close(descriptor); unlink(path) }
+        let formatter = HeadingLineFormatter(format: .json)
+        let headings = (0..<3).map { Self.heading($0, source: source) }
+        for heading in headings { #expect(LineWriter(fileDescriptor: descriptor).write(heading, formattedBy: formatter) == nil) }
+        let expected = headings.map { formatter.line(for: $0) + "\n" }.joined()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
+    }
 }

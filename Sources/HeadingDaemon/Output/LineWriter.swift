@@ -1,6 +1,8 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+import HeadingKit
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,6 +56,33 @@ struct LineWriter: Sendable {
         var text = Self.usesJournalPriorities ? priority.prefix + line : line
         text.append("\n")
         return text.withUTF8 { write($0) }
+    }
+
+    /// Writes the line for `heading`, formatted on the stack (a newline added, and journald's
+    /// `info` prefix when it reads the output): a live heading's line costs no string.
+    /// - Parameters:
+    ///   - heading: The heading.
+    ///   - formatter: What makes its line.
+    /// - Returns: Why the write failed, or `nil`.
+    @discardableResult
+    func write(_ heading: Heading, formattedBy formatter: HeadingLineFormatter) -> WriteError? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer in
+            var count = 0
+            if Self.usesJournalPriorities {
+                for byte in Priority.info.prefix.utf8 {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+            // Room for the newline is kept back; a line longer than the rest (a source name of
+            // kilobytes) goes the way of any other string.
+            guard let length = formatter.write(heading, into: UnsafeMutableBufferPointer(rebasing: buffer[count..<(buffer.count - 1)])) else {
+                return write(formatter.line(for: heading))
+            }
+            count += length
+            buffer[count] = 0x0A
+            return write(UnsafeBufferPointer(rebasing: buffer[...count]))
+        }
     }
 
     /// Writes bytes as they are, all of them unless the descriptor fails.

@@ -126,7 +126,7 @@ final class StdoutHeadingLog: Service, Sendable {
                 if let buffer {
                     error = buffer.append(heading, formattedBy: formatter) ?? (isLast ? buffer.flush() : nil)
                 } else {
-                    error = output.write(formatter.line(for: heading))
+                    error = output.write(heading, formattedBy: formatter)
                 }
                 if let error {
                     state.withLock { $0.printed -= 1 }
