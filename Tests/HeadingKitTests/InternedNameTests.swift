@@ -36,6 +36,16 @@ struct InternedNameTests {
         withExtendedLifetime(table) {}
     }
 
+    @Test func aNameLongerThanTheKeptLengthIsHeldNotKept() {
+        let table = InternedName.Table(capacity: 4)
+        let long = String(repeating: "n", count: InternedName.Table.maximumKeptLength + 1)
+        let name = InternedName(long, in: table)
+        #expect(!name.isKept && name.string == long)
+        #expect(name == InternedName(long, in: table))
+        #expect(InternedName(String(long.dropLast()), in: table).isKept)
+        withExtendedLifetime(table) {}
+    }
+
     @Test func decodedHeadingsCarryAKeptSourceName() throws {
         var decoder = HeadingLineDecoder(path: nil, sourceName: "replay:/tmp/interned-name-test.nmea")
         let output = decoder.decode(Array("$HEHDT,123.4,T*2B".utf8), number: 1, receivedAt: Date(timeIntervalSince1970: 0))

@@ -3,14 +3,14 @@
 
 import Synchronization
 
-/// A name that many values carry (a heading's source and its kind), kept once per process and
+/// A name that many values carry (a heading's source), kept once per process and
 /// referred to by its address: copying a value that carries it then costs no reference counting.
 ///
 /// A heading is copied several times between a line's bytes and an observer, and each copy of a
 /// `String` name retains and releases its storage. The first names (1024 in ``Table/process``) are
 /// kept for the life of the process and never freed; past that a name is held in a reference-
 /// counted box of its own, so endless new names cost what strings cost, and the table never grows
-/// past its cap.
+/// past its cap (nor keeps a name longer than 256 bytes).
 package struct InternedName: @unchecked Sendable, Hashable, CustomStringConvertible {
     // @unchecked Sendable: `.kept` refers to a box without retaining it. The box is immutable
     // and is owned by a `Table` (added under its `boxes` Mutex), which never removes an entry;
@@ -36,6 +36,9 @@ package struct InternedName: @unchecked Sendable, Hashable, CustomStringConverti
     package final class Table: Sendable {
         /// How many different names are kept; later ones are held as ordinary references.
         package let capacity: Int
+        /// The longest name kept, in UTF-8 bytes; a longer one is held as an ordinary reference,
+        /// so the table holds at most `capacity × maximumKeptLength` bytes of names.
+        package static let maximumKeptLength = 256
         /// The kept names, by name. Entries are added under the lock and never removed.
         fileprivate let boxes = Mutex<[String: Box]>([:])
 
@@ -56,7 +59,7 @@ package struct InternedName: @unchecked Sendable, Hashable, CustomStringConverti
     package init(_ name: String, in table: Table = .process) {
         let kept: Box? = table.boxes.withLock { boxes in
             if let kept = boxes[name] { return kept }
-            guard boxes.count < table.capacity else { return nil }
+            guard boxes.count < table.capacity, name.utf8.count <= Table.maximumKeptLength else { return nil }
             let kept = Box(name)
             boxes[name] = kept
             return kept
