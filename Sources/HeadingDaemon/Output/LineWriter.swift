@@ -67,22 +67,39 @@ struct LineWriter: Sendable {
     @discardableResult
     func write(_ heading: Heading, formattedBy formatter: HeadingLineFormatter) -> WriteError? {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer in
-            var count = 0
-            if Self.usesJournalPriorities {
-                for byte in Priority.info.prefix.utf8 {
-                    buffer[count] = byte
-                    count += 1
-                }
-            }
-            // Room for the newline is kept back; a line longer than the rest (a source name of
-            // kilobytes) goes the way of any other string.
-            guard let length = formatter.write(heading, into: UnsafeMutableBufferPointer(rebasing: buffer[count..<(buffer.count - 1)])) else {
+            // A line longer than the stack's room (a source name of kilobytes) goes the way of
+            // any other string.
+            guard let length = Self.writeLine(for: heading, formattedBy: formatter, into: buffer) else {
                 return write(formatter.line(for: heading))
             }
-            count += length
-            buffer[count] = 0x0A
-            return write(UnsafeBufferPointer(rebasing: buffer[...count]))
+            return write(UnsafeBufferPointer(rebasing: buffer[..<length]))
         }
+    }
+
+    /// Writes the whole line for `heading` at the start of `buffer`, as ``write(_:formattedBy:)``
+    /// sends it: journald's `info` prefix when it reads the output, the formatter's line, a
+    /// newline. The one place that lays a heading line out, for the line written at once and
+    /// for the batched output's block.
+    /// - Returns: The bytes written, or `nil` when `buffer` has too little room (what was
+    ///   written then does not count).
+    static func writeLine(
+        for heading: Heading, formattedBy formatter: HeadingLineFormatter, into buffer: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int? {
+        var count = 0
+        if usesJournalPriorities {
+            for byte in Priority.info.prefix.utf8 {
+                guard count < buffer.count else { return nil }
+                buffer[count] = byte
+                count += 1
+            }
+        }
+        // Room for the newline is kept back.
+        guard count < buffer.count,
+            let length = formatter.write(heading, into: UnsafeMutableBufferPointer(rebasing: buffer[count..<(buffer.count - 1)]))
+        else { return nil }
+        count += length
+        buffer[count] = 0x0A
+        return count + 1
     }
 
     /// Writes bytes as they are, all of them unless the descriptor fails.

@@ -26,13 +26,6 @@ final class OutputBuffer: Sendable {
 
         var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: storage[..<count]) }
         var free: UnsafeMutableBufferPointer<UInt8> { UnsafeMutableBufferPointer(rebasing: storage[count...]) }
-
-        /// Appends `bytes` if they fit; returns whether they did.
-        mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard bytes.count <= storage.count - count else { return false }
-            count = free.initialize(fromContentsOf: bytes) + count
-            return true
-        }
     }
 
     /// Room past `capacity`: a JSON line with a source name of up to a few kilobytes. A longer
@@ -61,21 +54,12 @@ final class OutputBuffer: Sendable {
     @discardableResult
     func append(_ heading: Heading, formattedBy formatter: HeadingLineFormatter) -> LineWriter.WriteError? {
         block.withLock { block in
-            let start = block.count
-            if LineWriter.usesJournalPriorities {
-                var prefix = LineWriter.Priority.info.prefix
-                _ = prefix.withUTF8 { block.append($0) }
-            }
-            if let length = formatter.write(heading, into: block.free), length < block.free.count {
+            if let length = LineWriter.writeLine(for: heading, formattedBy: formatter, into: block.free) {
                 block.count += length
-                block.storage[block.count] = 0x0A
-                block.count += 1
-            } else {
-                block.count = start
-                if let error = write(&block) { return error }
-                return writer.write(formatter.line(for: heading))
+                return block.count >= capacity ? write(&block) : nil
             }
-            return block.count >= capacity ? write(&block) : nil
+            if let error = write(&block) { return error }
+            return writer.write(formatter.line(for: heading))
         }
     }
 
