@@ -136,12 +136,6 @@ final class HeadingLineFormatter: Sendable {
         }
     }
 
-    /// A JSON number, or `null` for unknown or non-finite values.
-    static func number(_ value: Double?) -> String {
-        guard let value, value.isFinite else { return "null" }
-        return value.description
-    }
-
     /// Degrees with two decimals and a degree sign, or `unknown`.
     static func degrees(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "unknown" }
@@ -152,18 +146,10 @@ final class HeadingLineFormatter: Sendable {
 
     /// Appends `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, rounded to the millisecond.
     static func appendTimestamp(_ date: Date, to line: inout String) {
-        var bytes: [UInt8] = []
-        appendTimestamp(date, to: &bytes)
-        line += String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, rounded to the millisecond, to `bytes`.
-    static func appendTimestamp(_ date: Date, to bytes: inout [UInt8]) {
         var second = time_t.min
         var parts = tm()
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumTimestampLength) { buffer in
-            let count = writeTimestamp(date, to: buffer.baseAddress!, lastSecond: &second, parts: &parts)
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+        line += String(unsafeUninitializedCapacity: maximumTimestampLength) { buffer in
+            writeTimestamp(date, to: buffer.baseAddress!, lastSecond: &second, parts: &parts)
         }
     }
 

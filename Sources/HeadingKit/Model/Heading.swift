@@ -10,10 +10,12 @@ public import Foundation
 /// negative number. A heading always carries at least one of ``trueHeading`` and ``magneticHeading``.
 public struct Heading: Sendable, Hashable, Codable {
     // Storage: the seven optional angles as plain doubles and one bit each for "known" (an
-    // `Optional<Double>` takes 16 bytes in a struct, so this is 124 bytes where the optionals
-    // took 178; the fields are in the order that leaves the least padding). A heading is copied
-    // several times on its way from a line to an observer; the bytes copied are what this saves. An unknown value's double is always 0, so the
-    // synthesized `==` and `hash(into:)` over the storage agree with the optionals'.
+    // `Optional<Double>` takes 16 bytes in a struct), and the source's name as a one-word
+    // `InternedName`: 116 bytes where optionals and a `String` took 178, with the fields in the
+    // order that leaves the least padding. A heading is copied several times on its way from a
+    // line to an observer, and past 128 bytes each copy is a call to `memmove`. An unknown
+    // value's double is always 0, so the synthesized `==` and `hash(into:)` over the storage
+    // agree with the optionals'.
     private let storedTrueHeading: Double
     private let storedMagneticHeading: Double
     private let storedHeadingAccuracy: Double
