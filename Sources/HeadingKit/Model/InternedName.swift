@@ -19,7 +19,8 @@ package struct InternedName: @unchecked Sendable, Hashable, CustomStringConverti
     private enum Storage {
         /// A name in the table: copies retain nothing.
         case kept(Unmanaged<Box>)
-        /// A name that found the table full: copies retain it, as a string's would.
+        /// A name the table did not keep (it was full, or the name too long): copies retain it,
+        /// as a string's would.
         case held(Box)
     }
 
