@@ -358,13 +358,3 @@ private struct GPSDReader: Sendable {
         source()?.report(report)
     }
 }
-
-/// Names the calling thread as `ps`, `top` and `/proc/self/task/*/comm` show it (Linux keeps 15
-/// characters). Foundation's `Thread.name` reaches the system only when set from the thread
-/// after `start()` has recorded it, which races; `pthread_setname_np` needs `_GNU_SOURCE`, which
-/// Swift's Glibc module does not define, so it is looked up at run time.
-private func setThreadName(_ name: String) {
-    typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
-    guard let symbol = dlsym(nil, "pthread_setname_np") else { return }  // nil is RTLD_DEFAULT
-    _ = name.withCString { unsafeBitCast(symbol, to: SetName.self)(pthread_self(), $0) }
-}

@@ -1,6 +1,7 @@
 // headingd — HeadingKitGPSD tests
 // SPDX-License-Identifier: Apache-2.0
 
+import HeadingKit
 import HeadingKitGPSD
 import Testing
 

@@ -7,10 +7,12 @@ import HeadingKitGPSD
 
 /// One `--source`: which heading source headingd runs, and how its sensor is installed.
 ///
-/// `KIND[?PARAMETERS]`, where KIND is `simulation`, `replay:PATH` or `gpsd://HOST:PORT[/DEVICE]`
-/// and the optional parameters, `&`-separated, are `offset=DEGREES` (added to the sensor's
-/// heading), `smoothing=SECONDS` (time constant) and `deviation=HEADING:DEVIATION,…` (the
-/// compass's deviation card).
+/// `KIND[?PARAMETERS]`, where KIND is `simulation`, `replay:PATH`, `gpsd://HOST:PORT[/DEVICE]`, or
+/// an NMEA 0183 stream (`serial:///dev/ttyUSB0`, `tcp://HOST:PORT`, `udp://[ADDRESS]:PORT`,
+/// `stdin:`), and the optional parameters, `&`-separated, are `offset=DEGREES` (added to the
+/// sensor's heading), `smoothing=SECONDS` (time constant), `deviation=HEADING:DEVIATION,…` (the
+/// compass's deviation card), and for streams `talker=HE,…` and `sentences=HDT,…` (which of the
+/// feed's sentences this source takes) and the stream's own (`baud=`, `no_data_timeout=`).
 struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
     /// Which source.
     enum Kind: Equatable, Sendable {
@@ -20,6 +22,9 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
         case replay(path: String)
         /// A live gpsd: `gpsd://HOST:PORT[/DEVICE]`.
         case gpsd(GPSDEndpoint)
+        /// NMEA 0183 straight from a serial line, a TCP feed, UDP or standard input, and which of
+        /// its sentences this source takes.
+        case stream(NMEAStreamEndpoint, NMEASentenceSelection)
     }
 
     /// Which source.
@@ -28,14 +33,21 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
     let installation: HeadingProcessor.Installation
     /// The parameters as given, after `?`, for ``description``.
     private let parameters: String?
+    /// The text before the parameters, as given: a stream's URL.
+    private var given = ""
 
     /// The built-in simulation with no installation parameters.
     static let simulation = SourceSpecification(kind: .simulation, installation: .init(), parameters: nil)
 
     /// The forms `--source` accepts, for `--help` and error messages.
     static let acceptedForms =
-        "'simulation', 'replay:PATH' or 'gpsd://HOST:PORT[/DEVICE]' (gpsd alone is gpsd://127.0.0.1:2947), "
-        + "optionally followed by '?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,…'"
+        "'simulation', 'replay:PATH', 'gpsd://HOST:PORT[/DEVICE]' (gpsd alone is gpsd://127.0.0.1:2947), "
+        + "'serial:///dev/ttyUSB0[?baud=4800|…|auto]', 'tcp://HOST:PORT[?no_data_timeout=SECONDS]', 'udp://[ADDRESS]:PORT' or 'stdin:', "
+        + "optionally followed by '?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,…' "
+        + "and, for the last four, '&talker=HE,…&sentences=HDT,…'"
+
+    /// How the stream sources' URLs begin.
+    static let streamPrefixes = ["serial:", "tcp://", "udp://", "stdin"]
 
     private init(kind: Kind, installation: HeadingProcessor.Installation, parameters: String?) {
         self.kind = kind
@@ -60,7 +72,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             base = text[..<mark]
             parameters = text[text.index(after: mark)...]
         }
-        let kind: Kind
+        var kind: Kind
         if base == "simulation" {
             kind = .simulation
         } else if base.hasPrefix("replay:"), base.count > "replay:".count {
@@ -73,14 +85,37 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             } catch {
                 return .failure(SettingError("'\(text.prefix(60))' is not a gpsd source: \(error.reason)"))
             }
+        } else if Self.streamPrefixes.contains(where: { base.hasPrefix($0) }) {
+            kind = .stream(NMEAStreamEndpoint(transport: .standardInput), .all)  // parsed below, with its parameters
         } else {
             return .failure(SettingError("'\(text.prefix(60))' is not a source: must be \(acceptedForms)"))
         }
         var offset = 0.0, smoothing = 0.0
         var table: DeviationTable?
+        var talkers: [String]?, sentences: [String]?
+        var streamParameters: [String] = []
         for parameter in (parameters ?? "").split(separator: "&") {
             let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { return .failure(SettingError("source parameter '\(parameter)' is not NAME=VALUE")) }
+            if case .stream = kind, parts[0] != "offset", parts[0] != "smoothing", parts[0] != "deviation" {
+                switch parts[0] {
+                case "talker":
+                    let list = parts[1].split(separator: ",").map(String.init)
+                    guard !list.isEmpty, list.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }) else {
+                        return .failure(SettingError("source parameter talker must be two-letter talker IDs separated by commas (HE,HC), not '\(parts[1].prefix(40))'"))
+                    }
+                    talkers = list
+                case "sentences":
+                    let list = parts[1].split(separator: ",").map(String.init)
+                    guard !list.isEmpty, list.allSatisfy({ (2...16).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }) else {
+                        return .failure(SettingError("source parameter sentences must be sentence types separated by commas (HDT,THS), not '\(parts[1].prefix(40))'"))
+                    }
+                    sentences = list
+                default:
+                    streamParameters.append(String(parameter))
+                }
+                continue
+            }
             switch parts[0] {
             case "offset":
                 guard let value = Double(parts[1]), value.isFinite, abs(value) <= 180 else {
@@ -110,13 +145,22 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
                 return .failure(SettingError("unknown source parameter '\(parts[0])': expected offset, smoothing or deviation"))
             }
         }
-        return .success(
-            SourceSpecification(
-                kind: kind,
-                installation: .init(mountingOffset: offset, smoothingTimeConstant: smoothing, deviationTable: table),
-                parameters: parameters.map(String.init)
-            )
+        if case .stream = kind {
+            let url = String(base) + (streamParameters.isEmpty ? "" : "?" + streamParameters.joined(separator: "&"))
+            do throws(NMEAStreamEndpoint.ParseError) {
+                let endpoint = try NMEAStreamEndpoint(parsing: url)
+                kind = .stream(endpoint, NMEASentenceSelection(talkers: talkers ?? [], sentences: sentences ?? []))
+            } catch {
+                return .failure(SettingError("'\(text.prefix(60))' is not a stream source: \(error.reason)"))
+            }
+        }
+        var specification = SourceSpecification(
+            kind: kind,
+            installation: .init(mountingOffset: offset, smoothingTimeConstant: smoothing, deviationTable: table),
+            parameters: parameters.map(String.init)
         )
+        specification.given = String(base)
+        return .success(specification)
     }
 
     var description: String {
@@ -125,6 +169,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             case .simulation: "simulation"
             case .replay(let path): "replay:\(path)"
             case .gpsd(let endpoint): endpoint.description
+            case .stream: given
             }
         return base + (parameters.map { "?\($0)" } ?? "")
     }

@@ -46,7 +46,8 @@ struct HeadingPipeline {
     ///     Signal K output is on).
     init(settings: DaemonSettings, headingLimit: Int?, signalKSelf: @autoclosure () -> String, logger: Logger) {
         self.settings = settings
-        sources = settings.sources.map { $0.makeSource(settings: settings) }
+        var feeds: [NMEAStreamEndpoint: NMEAFeed] = [:]
+        sources = settings.sources.map { $0.makeSource(settings: settings, feeds: &feeds, logger: logger) }
         // The heading filter is the processor's: filtered in a proxy, a steady heading would look stale.
         // Delivery is immediate, whatever thread builds the pipeline: no hop per heading, and the
         // consumers behind the center are thread-safe.
@@ -108,6 +109,7 @@ struct HeadingPipeline {
         )
         try await shutdown.run(group)
         for case let gpsd as GPSDHeadingSource in sources { await gpsd.waitUntilStopped() }
+        for case let stream as NMEA0183HeadingSource in sources { await stream.feed.waitUntilStopped() }
     }
 
     /// The consumers and the stages that run, in start order; they shut down in reverse, so the

@@ -3,12 +3,17 @@
 
 import HeadingKit
 import HeadingKitGPSD
+import Logging
 
 extension SourceSpecification {
     /// The heading source this specification names, configured from `settings`.
-    /// - Parameter settings: The effective settings (replay speed, simulation rate, …).
+    /// - Parameters:
+    ///   - settings: The effective settings (replay speed, simulation rate, …).
+    ///   - feeds: The NMEA 0183 feeds made so far, by endpoint: sources on one endpoint share its
+    ///     feed (it is read once), and a new endpoint's feed is added.
+    ///   - logger: Where a feed logs opening, losing and reopening its transport.
     /// - Returns: A source, not yet started.
-    func makeSource(settings: DaemonSettings) -> any HeadingSource {
+    func makeSource(settings: DaemonSettings, feeds: inout [NMEAStreamEndpoint: NMEAFeed], logger: Logger) -> any HeadingSource {
         switch kind {
         case .simulation:
             SimulatedHeadingSource(
@@ -32,6 +37,22 @@ extension SourceSpecification {
                     endpoint: endpoint, minimumCourseSpeed: settings.minimumCourseSpeed, requiresChecksum: settings.requiresChecksum
                 )
             )
+        case .stream(let endpoint, let selection):
+            NMEA0183HeadingSource(
+                feed: Self.feed(for: endpoint, in: &feeds, logger: logger),
+                configuration: .init(
+                    selection: selection, minimumCourseSpeed: settings.minimumCourseSpeed, requiresChecksum: settings.requiresChecksum,
+                    silenceTimeout: .milliseconds(Int((settings.staleAfter * 1000).rounded()))
+                )
+            )
         }
+    }
+
+    /// The feed of `endpoint`: the one made for an earlier source, or a new one.
+    private static func feed(for endpoint: NMEAStreamEndpoint, in feeds: inout [NMEAStreamEndpoint: NMEAFeed], logger: Logger) -> NMEAFeed {
+        if let feed = feeds[endpoint] { return feed }
+        let feed = NMEAFeed(configuration: .init(endpoint: endpoint, logger: logger))
+        feeds[endpoint] = feed
+        return feed
     }
 }

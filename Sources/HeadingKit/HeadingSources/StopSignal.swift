@@ -1,26 +1,29 @@
-// headingd — HeadingKitGPSD
+// headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
 
-/// A one-way flag a thread can wait on with a timeout: set once by `stop()`, seen by the reader
-/// thread between reads and while it waits to reconnect.
+/// A one-way flag a thread can wait on with a timeout: set once by `stop()`, seen by a reader
+/// thread (gpsd's, a byte stream's) between reads and while it waits to reconnect.
 ///
 /// Safety: `@unchecked Sendable` because `isSet` is only read and written while holding
 /// `condition` (an `NSCondition`, which is its own lock).
-final class StopSignal: @unchecked Sendable {
+package final class StopSignal: @unchecked Sendable {
     private let condition = NSCondition()
     private var isSet = false
 
+    /// Creates an unset signal.
+    package init() {}
+
     /// Whether the signal is set.
-    var isStopped: Bool {
+    package var isStopped: Bool {
         condition.lock()
         defer { condition.unlock() }
         return isSet
     }
 
     /// Sets the signal and wakes a waiting thread.
-    func stop() {
+    package func stop() {
         condition.lock()
         isSet = true
         condition.broadcast()
@@ -30,7 +33,7 @@ final class StopSignal: @unchecked Sendable {
     /// Waits until the signal is set or `seconds` have passed.
     /// - Returns: Whether the signal is set.
     @discardableResult
-    func wait(seconds: Double) -> Bool {
+    package func wait(seconds: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }

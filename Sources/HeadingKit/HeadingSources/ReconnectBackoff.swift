@@ -1,4 +1,4 @@
-// headingd — HeadingKitGPSD
+// headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
 /// How long to wait before the next connection attempt: doubling from `initial` up to `maximum`,

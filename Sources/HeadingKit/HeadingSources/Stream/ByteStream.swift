@@ -1,0 +1,68 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One open transport of a feed (a serial line, a TCP connection, a UDP socket, standard input),
+/// read by one thread: the family DESIGN.md calls "byte streams, once". Every implementation
+/// waits in `poll(2)` for at most the time given, so a stop is seen within it.
+package protocol ByteStream: AnyObject {
+    /// Waits at most `milliseconds` for bytes and reads what has come (one `read(2)` or one datagram).
+    /// - Parameters:
+    ///   - buffer: Where the bytes go.
+    ///   - milliseconds: The longest wait.
+    /// - Returns: What happened.
+    func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32) -> ByteStreamRead
+
+    /// Closes the transport; safe to call more than once.
+    func close()
+}
+
+/// What one wait on a ``ByteStream`` brought.
+package enum ByteStreamRead {
+    /// This many bytes, from one sender (a UDP datagram's address; 0 for a stream).
+    case bytes(count: Int, sender: UInt64)
+    /// Nothing within the wait.
+    case timedOut
+    /// The transport ended or broke.
+    case ended(ByteStreamFailure)
+}
+
+/// Why a transport could not be opened or ended: a fault's code and reason.
+package struct ByteStreamFailure: Error, Sendable {
+    /// The fault's code: ``HeadingFault/Code/sourceUnavailable``, ``HeadingFault/Code/deviceLost``
+    /// or ``HeadingFault/Code/permissionDenied``.
+    package let code: HeadingFault.Code
+    /// What happened, naming the device or address.
+    package let reason: String
+    /// Whether trying again can help: not for standard input at its end.
+    package var isFinal = false
+
+    package init(code: HeadingFault.Code, reason: String, isFinal: Bool = false) {
+        self.code = code
+        self.reason = reason
+        self.isFinal = isFinal
+    }
+
+    /// A failure from a system error number: `EACCES` and `EPERM` are refusals
+    /// (``HeadingFault/Code/permissionDenied``), anything else `code`.
+    package static func system(_ error: Int32, _ what: String, otherwise code: HeadingFault.Code = .sourceUnavailable) -> ByteStreamFailure {
+        let refused = error == EACCES || error == EPERM
+        return ByteStreamFailure(code: refused ? .permissionDenied : code, reason: "\(what): \(String(cString: strerror(error)))")
+    }
+}
+
+/// Waits for one descriptor to be readable: the shared `poll(2)` of the byte streams.
+/// - Returns: `nil` when readable, `.timedOut` after the wait, or the hang-up's `.ended`.
+func waitReadable(_ descriptor: Int32, milliseconds: Int32, hangUp: () -> ByteStreamFailure) -> ByteStreamRead? {
+    var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    let ready = poll(&request, 1, max(1, milliseconds))
+    if ready == 0 || (ready < 0 && errno == EINTR) { return .timedOut }
+    if ready < 0 { return .ended(.system(errno, "waiting for data failed")) }
+    if request.revents & Int16(POLLIN) == 0, request.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .ended(hangUp()) }
+    return nil
+}

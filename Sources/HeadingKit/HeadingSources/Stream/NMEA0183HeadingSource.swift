@@ -1,0 +1,233 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+package import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Headings straight from the instruments: NMEA 0183 from a serial line, a TCP feed, UDP
+/// datagrams or standard input, read by an ``NMEAFeed``, decoded by the same line decoder as a
+/// replay (``HeadingLineDecoder``), so every sentence HeadingKit knows is read the same way
+/// whatever carries it.
+///
+/// ```swift
+/// let gyro = NMEA0183HeadingSource(endpoint: try NMEAStreamEndpoint(parsing: "serial:///dev/ttyUSB0?baud=4800"))
+/// ```
+///
+/// Several sources may share one feed, each taking its own instrument's sentences
+/// (``Configuration/selection``): the feed is read once.
+///
+/// Faults: a transport that cannot be opened, or ends, is ``HeadingFault/Code/sourceUnavailable``
+/// (a device that went away: ``HeadingFault/Code/deviceLost``), and it is opened again with
+/// backoff; a malformed or overlong line (over 1 KiB) is ``HeadingFault/Code/malformedInput`` and
+/// skipped; a sentence cut short (a lost datagram, a broken connection) is
+/// ``HeadingFault/Code/malformedInput`` and never joined to what follows. A source that is open but
+/// has delivered no heading for ``Configuration/silenceTimeout`` raises
+/// ``HeadingFault/Code/stale`` once, saying what did arrive ("412 sentences, none with a heading;
+/// talkers seen: GP"), so that "no heading sensor" is never mistaken for "all quiet".
+///
+/// Authorization: a serial device this process may not read (not in the `dialout` group) is a
+/// ``HeadingFault/Code/permissionDenied`` fault, then ``HeadingAuthorizationStatus/denied``,
+/// when asked and whenever an open is refused; a transport that opens is
+/// ``HeadingAuthorizationStatus/authorized``. Headings are stamped with the time they were received.
+public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
+    /// What to take from the feed, and how.
+    public struct Configuration: Sendable, Hashable {
+        /// Which sentences this source takes. Default: all.
+        public var selection: NMEASentenceSelection
+        /// The name headings and faults carry; `nil` for the feed's URL with the selection after `?`.
+        public var sourceName: String?
+        /// Below this speed, in metres per second, course over ground gives no heading. Default 0.5.
+        public var minimumCourseSpeed: Double
+        /// Whether an NMEA sentence without a checksum is refused as malformed. Default `false`.
+        public var requiresChecksum: Bool
+        /// How long the source may be open without a heading before it says so (a
+        /// ``HeadingFault/Code/stale`` fault); `nil` never. Default 2 s.
+        public var silenceTimeout: Duration?
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - selection: Which sentences this source takes. Default all.
+        ///   - sourceName: The name headings and faults carry, or `nil` for the feed's URL and selection.
+        ///   - minimumCourseSpeed: Minimum speed for course over ground, m/s. Default 0.5.
+        ///   - requiresChecksum: Whether a sentence without a checksum is refused. Default `false`.
+        ///   - silenceTimeout: How long open without a heading before a `stale` fault. Default 2 s.
+        public init(
+            selection: NMEASentenceSelection = .all, sourceName: String? = nil, minimumCourseSpeed: Double = 0.5,
+            requiresChecksum: Bool = false, silenceTimeout: Duration? = .seconds(2)
+        ) {
+            self.selection = selection
+            self.sourceName = sourceName
+            self.minimumCourseSpeed = minimumCourseSpeed
+            self.requiresChecksum = requiresChecksum
+            self.silenceTimeout = silenceTimeout
+        }
+    }
+
+    private struct State {
+        var decoder: HeadingLineDecoder
+        var isStarted = false
+        var lineNumber = 0
+        var authorization = HeadingAuthorizationStatus.notDetermined
+        var silence = SilenceWatch()
+    }
+
+    /// The feed this source reads from.
+    public let feed: NMEAFeed
+    /// What this source takes, and how.
+    public let configuration: Configuration
+    /// The name headings and faults carry.
+    public let name: String
+    private let state: HeadingSourceState<State>
+
+    /// Creates a source reading from a feed, which it may share with other sources.
+    /// - Parameters:
+    ///   - feed: The feed.
+    ///   - configuration: What to take from it, and how.
+    public init(feed: NMEAFeed, configuration: Configuration = Configuration()) {
+        self.feed = feed
+        self.configuration = configuration
+        let selection = configuration.selection.description
+        let name = configuration.sourceName
+            ?? (selection.isEmpty ? feed.name : feed.name + (feed.name.contains("?") ? "&" : "?") + selection)
+        self.name = name
+        state = HeadingSourceState(
+            State(
+                decoder: HeadingLineDecoder(
+                    path: nil, sourceName: name, minimumCourseSpeed: configuration.minimumCourseSpeed, timestamping: .reception,
+                    requiresChecksum: configuration.requiresChecksum
+                )
+            )
+        )
+    }
+
+    /// Creates a source with a feed of its own.
+    /// - Parameters:
+    ///   - endpoint: Where the stream comes from.
+    ///   - configuration: What to take from it, and how.
+    public convenience init(endpoint: NMEAStreamEndpoint, configuration: Configuration = Configuration()) {
+        self.init(feed: NMEAFeed(configuration: .init(endpoint: endpoint)), configuration: configuration)
+    }
+
+    deinit {
+        feed.detach(ObjectIdentifier(self))
+    }
+
+    /// Receives the source's reports, on the feed's reader thread. Held weakly.
+    public var delegate: (any HeadingSourceDelegate)? {
+        get { state.delegate }
+        set { state.delegate = newValue }
+    }
+
+    /// A serial device this process may not read is ``HeadingAuthorizationStatus/denied`` (after a
+    /// ``HeadingFault/Code/permissionDenied`` fault naming it), a readable one
+    /// ``HeadingAuthorizationStatus/authorized``. For a network feed, or a device not plugged in
+    /// yet, the answer waits for the first attempt to open it, after ``start()``.
+    public func requestAuthorization() {
+        var status = state.withLock { $0.authorization }
+        if status == .notDetermined, case .serial(let path, _) = feed.configuration.endpoint.transport {
+            if access(path, R_OK) == 0 {
+                status = .authorized
+            } else if errno == EACCES || errno == EPERM {
+                let reason = "cannot read \(path): \(String(cString: strerror(errno))) (is this user in the dialout group?)"
+                state.report(.fault(HeadingFault(code: .permissionDenied, source: name, reason: reason)), from: self)
+                status = .denied
+            }
+        }
+        guard status != .notDetermined else { return }
+        state.withLock { $0.authorization = status }
+        state.report(.authorizationChanged(status), from: self)
+    }
+
+    /// Starts taking sentences; the feed opens its transport if no other source has. Does nothing while started.
+    public func start() {
+        let started = state.withLock { state in
+            guard !state.isStarted else { return false }
+            state.isStarted = true
+            state.decoder.restart()
+            state.silence = SilenceWatch()
+            return true
+        }
+        if started { feed.attach(self) }
+    }
+
+    /// Stops taking sentences; the feed closes its transport when no other source reads it. No
+    /// report follows once the one in flight is delivered.
+    public func stop() {
+        state.withLock { $0.isStarted = false }
+        feed.detach(ObjectIdentifier(self))
+    }
+
+    // MARK: The feed's reports (its reader thread)
+
+    package func feedOpened(at now: ContinuousClock.Instant) {
+        let authorize = state.withLock { state in
+            state.silence.opened(at: now)
+            defer { state.authorization = .authorized }
+            return state.isStarted && state.authorization != .authorized
+        }
+        if authorize { state.report(.authorizationChanged(.authorized), from: self) }
+    }
+
+    package func feedReceived(_ piece: LineAssembler.Piece, at date: Date) {
+        let report: HeadingSourceReport? = state.withLock { state in
+            guard state.isStarted else { return nil }
+            switch piece {
+            case .line(let line):
+                let address = NMEASentenceSelection.address(of: line)
+                let match = configuration.selection.match(line, address: address)
+                state.silence.saw(line, address: address, taken: match == .taken)
+                guard match != .other else { return nil }
+                state.lineNumber += 1
+                let output = state.decoder.decode(line, number: state.lineNumber, receivedAt: date)
+                guard match == .taken else { return nil }  // context only: its date, time and position
+                if case .heading = output.report { state.silence.headingDelivered() }
+                return output.report
+            case .overlong(let length):
+                state.lineNumber += 1
+                return .fault(
+                    HeadingFault(
+                        code: .malformedInput, source: name,
+                        reason: "line of \(length) bytes is longer than \(feed.configuration.maximumLineLength); skipped", timestamp: date
+                    )
+                )
+            case .fragment(let length):
+                return .fault(
+                    HeadingFault(
+                        code: .malformedInput, source: name,
+                        reason: "a sentence was cut short (\(length) bytes, then a new sentence or the end of the connection); dropped",
+                        timestamp: date
+                    )
+                )
+            }
+        }
+        if let report { state.report(report, from: self) }
+    }
+
+    package func feedFailed(_ failure: ByteStreamFailure, retryIn: Double?) {
+        let (isStarted, deny) = state.withLock { state in
+            state.silence.closed()
+            let deny = failure.code == .permissionDenied && state.authorization != .denied
+            if failure.code == .permissionDenied { state.authorization = .denied }
+            return (state.isStarted, deny)
+        }
+        guard isStarted else { return }
+        let retry = retryIn.map { "; retrying in \(String(format: "%.2f", $0)) s" } ?? ""
+        state.report(.fault(HeadingFault(code: failure.code, source: name, reason: failure.reason + retry)), from: self)
+        if deny { state.report(.authorizationChanged(.denied), from: self) }
+    }
+
+    package func feedTick(at now: ContinuousClock.Instant) {
+        let fault: HeadingFault? = state.withLock { state in
+            guard state.isStarted, let timeout = configuration.silenceTimeout,
+                let reason = state.silence.silence(at: now, timeout: timeout, selection: configuration.selection)
+            else { return nil }
+            return HeadingFault(code: .stale, source: name, reason: reason)
+        }
+        if let fault { state.report(.fault(fault), from: self) }
+    }
+}

@@ -1,0 +1,85 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A serial line opened for reading, raw 8N1 through termios at one baud rate.
+///
+/// A device that cannot be opened for lack of permission (not in the `dialout` group) is a
+/// ``HeadingFault/Code/permissionDenied`` failure; one that is missing, or goes away while open
+/// (a USB adapter pulled: `read(2)` gives `EIO` or end of file, `poll(2)` a hang-up), is
+/// ``HeadingFault/Code/deviceLost``.
+package final class SerialLineStream: ByteStream {
+    private var descriptor: Int32
+    private let path: String
+
+    /// Opens `path` and sets it raw, 8N1, receiver on, modem lines ignored, at `baud`.
+    /// - Throws: ``ByteStreamFailure`` naming the device and why.
+    package init(path: String, baud: Int) throws(ByteStreamFailure) {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let error = errno
+            throw .system(error, "cannot open \(path)", otherwise: error == ENOENT || error == ENODEV || error == ENXIO ? .deviceLost : .sourceUnavailable)
+        }
+        do throws(ByteStreamFailure) {
+            try setSpeed(baud)
+        } catch {
+            Glibc.close(descriptor)
+            descriptor = -1
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Sets the line raw, 8N1, at `baud` (one of ``NMEAStreamEndpoint/baudRates``), and drops
+    /// what was received at the old speed.
+    package func setSpeed(_ baud: Int) throws(ByteStreamFailure) {
+        var settings = termios()
+        guard tcgetattr(descriptor, &settings) == 0 else {
+            throw ByteStreamFailure(code: .sourceUnavailable, reason: "\(path) is not a serial line (\(String(cString: strerror(errno))))")
+        }
+        cfmakeraw(&settings)
+        let speed = Self.speed(baud)
+        cfsetispeed(&settings, speed)
+        cfsetospeed(&settings, speed)
+        settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
+        guard tcsetattr(descriptor, TCSANOW, &settings) == 0 else {
+            throw .system(errno, "cannot set \(path) to \(baud) baud")
+        }
+        tcflush(descriptor, TCIFLUSH)
+    }
+
+    private static func speed(_ baud: Int) -> speed_t {
+        switch baud {
+        case 9600: speed_t(B9600)
+        case 19200: speed_t(B19200)
+        case 38400: speed_t(B38400)
+        case 57600: speed_t(B57600)
+        case 115200: speed_t(B115200)
+        default: speed_t(B4800)
+        }
+    }
+
+    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32) -> ByteStreamRead {
+        let lost = { ByteStreamFailure(code: .deviceLost, reason: "\(self.path) went away (hung up)") }
+        if let result = waitReadable(descriptor, milliseconds: milliseconds, hangUp: lost) { return result }
+        let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+        if count > 0 { return .bytes(count: count, sender: 0) }
+        if count == 0 { return .ended(lost()) }
+        let error = errno
+        if error == EAGAIN || error == EINTR { return .timedOut }
+        return .ended(.system(error, "\(path) went away", otherwise: .deviceLost))
+    }
+
+    package func close() {
+        guard descriptor >= 0 else { return }
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
+}

@@ -1,0 +1,89 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A TCP connection to a multiplexer or a gateway, read as a client.
+///
+/// Connecting waits at most the connect timeout, in slices that see a stop; the connection is
+/// then read with `poll(2)` and `read(2)`. The server closing it, or a reset, ends it.
+package final class TCPClientStream: ByteStream {
+    private var descriptor: Int32 = -1
+    private let name: String
+
+    /// Connects to `host:port`.
+    /// - Parameters:
+    ///   - host: A host name or an address.
+    ///   - port: The TCP port.
+    ///   - timeout: How long to wait for an answer.
+    ///   - signal: Ends the wait early when set.
+    /// - Throws: ``ByteStreamFailure`` naming the address and why.
+    package init(host: String, port: UInt16, timeout: Duration, signal: StopSignal) throws(ByteStreamFailure) {
+        name = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &result)
+        guard status == 0, let address = result else {
+            throw ByteStreamFailure(code: .sourceUnavailable, reason: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(result) }
+        let socketDescriptor = socket(
+            address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0
+        )
+        guard socketDescriptor >= 0 else { throw .system(errno, "cannot make a socket for \(name)") }
+        if connect(socketDescriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0 {
+            let error = errno
+            guard error == EINPROGRESS else {
+                Glibc.close(socketDescriptor)
+                throw .system(error, "cannot connect to \(name)")
+            }
+            let deadline = ContinuousClock.now.advanced(by: timeout)
+            var request = pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0)
+            while true {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                if signal.isStopped || remaining <= .zero {
+                    Glibc.close(socketDescriptor)
+                    throw ByteStreamFailure(
+                        code: .sourceUnavailable,
+                        reason: signal.isStopped ? "stopped while connecting to \(name)" : "no answer from \(name) within \(timeout)"
+                    )
+                }
+                let slice = min(remaining, .milliseconds(100))
+                let ready = poll(&request, 1, Int32(slice.components.attoseconds / 1_000_000_000_000_000 + slice.components.seconds * 1000) + 1)
+                if ready == 1 { break }
+            }
+            var socketError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(socketDescriptor, SOL_SOCKET, SO_ERROR, &socketError, &length)
+            guard socketError == 0 else {
+                Glibc.close(socketDescriptor)
+                throw .system(socketError, "cannot connect to \(name)")
+            }
+        }
+        descriptor = socketDescriptor
+    }
+
+    deinit { close() }
+
+    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32) -> ByteStreamRead {
+        let closed = { ByteStreamFailure(code: .sourceUnavailable, reason: "\(self.name) closed the connection") }
+        if let result = waitReadable(descriptor, milliseconds: milliseconds, hangUp: closed) { return result }
+        let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+        if count > 0 { return .bytes(count: count, sender: 0) }
+        if count == 0 { return .ended(closed()) }
+        let error = errno
+        if error == EAGAIN || error == EINTR { return .timedOut }
+        return .ended(.system(error, "connection to \(name) broke"))
+    }
+
+    package func close() {
+        guard descriptor >= 0 else { return }
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
+}
