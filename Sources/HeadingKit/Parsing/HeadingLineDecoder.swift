@@ -7,7 +7,7 @@ public import Foundation
 ///
 /// Used for the lines of a recording (``ReplayHeadingSource``) and for what a live gpsd sends
 /// (raw NMEA interleaved with its JSON reports). Each line is read for what it is — a `#` comment (gpsd's regression logs), a gpsd JSON report,
-/// or an NMEA 0183 sentence — so a file may mix them, as gpsd's own `.chk` outputs do. State
+/// an NMEA 0183 sentence, or a Unicore `#UNIHEADINGA` log (``UnicoreHeadingDecoder``) — so a file may mix them, as gpsd's own `.chk` outputs do. State
 /// carried from line to line:
 /// - the recording's time, from RMC and ZDA dates, PASHR times of day and gpsd `time` fields,
 ///   which stamps headings that carry no time of their own and paces the replay;
@@ -167,6 +167,10 @@ public struct HeadingLineDecoder: Sendable {
         guard let first = content.first else { return Output() }
         do throws(LineDecodingError) {
             switch first {
+            case UInt8(ascii: "#") where UnicoreHeadingDecoder.isHeadingLog(content):
+                // A Unicore dual-antenna receiver's heading log, not a comment.
+                guard let reading = try UnicoreHeadingDecoder.decode(content) else { return Output() }
+                return Output(report: deliver(reading, receivedAt: receivedAt))
             case UInt8(ascii: "#"):
                 return Output()
             case UInt8(ascii: "{"):

@@ -10,8 +10,10 @@ import Foundation
 /// counts as zero for the magnetic heading and stays unknown in the report), `HDM` (magnetic),
 /// `THS` (true, with a mode; `V` is no heading), `PASHR` (true heading, roll, pitch, heading
 /// standard deviation) and `PTNTHTM` (True North Technologies: true heading, magnetometer status,
-/// pitch, roll). Course over ground: `RMC` (with magnetic variation) and `VTG`. Times: `RMC`, `ZDA`
-/// and `PASHR`. Every other sentence is ``NMEAReport/Content/none``.
+/// pitch, roll) and `PSSN,HRP` (a Septentrio dual-antenna receiver: true heading, roll, pitch, their
+/// standard deviations, attitude mode; an empty heading or mode 0 is no heading). Course over
+/// ground: `RMC` (with magnetic variation) and `VTG`. Times: `RMC`, `ZDA`, `PASHR` and `PSSN,HRP`.
+/// Every other sentence is ``NMEAReport/Content/none``.
 ///
 /// A sentence of a type read here must carry every field its type defines, unit and status
 /// letters included (`HDT` is heading and `T`): a line cut short before its checksum looks like a
@@ -63,6 +65,8 @@ public enum NMEADecoder {
             (content, time) = try headingFromPASHR(sentence)
         case .ptnthtm:
             content = try headingFromPTNTHTM(sentence)
+        case .pssn:
+            (content, time) = try headingFromPSSN(sentence)
         case .rmc:
             (content, time, position) = try courseFromRMC(sentence)
         case .vtg:
@@ -100,6 +104,10 @@ public enum NMEADecoder {
     // The eleventh field (IMU status) is read by nothing here: ten are enough.
     private static let pashrFields = DefinedFields(count: 10, names: "time, heading, T, roll, pitch, heave, three accuracies, aiding status")
     private static let ptnthtmFields = DefinedFields(count: 8, names: "heading, status, pitch, status, roll, status, dip, field")
+    // Septentrio's HRP: the mode is the last field read (the variation after it is optional).
+    private static let pssnHRPFields = DefinedFields(
+        count: 12, names: "HRP, time, date, heading, roll, pitch, three standard deviations, satellites, mode"
+    )
     private static let rmcFields = DefinedFields(count: 11, names: "time, status, latitude, N/S, longitude, E/W, speed, course, date, variation, E/W")
     private static let zdaFields = DefinedFields(count: 6, names: "time, day, month, year, zone hours, zone minutes")
     private static let modernVTG = DefinedFields(count: 8, names: "course, T, course, M, speed, N, speed, K")
@@ -113,6 +121,7 @@ public enum NMEADecoder {
         case .ths: thsFields
         case .pashr: pashrFields
         case .ptnthtm: ptnthtmFields
+        case .pssn: sentence[1] == "HRP" ? pssnHRPFields : nil
         case .rmc: rmcFields
         case .zda: zdaFields
         case .vtg: isModernVTG(sentence) ? modernVTG : oldVTG
@@ -209,6 +218,32 @@ public enum NMEADecoder {
         )
     }
 
+    /// Septentrio's `$PSSN,HRP`: time, date, heading, roll, pitch, their standard deviations, the
+    /// satellites used and the attitude mode (0 none; 1, 2 heading and pitch with float or fixed
+    /// ambiguities; 3, 4 the same with roll). Field order from Septentrio's firmware reference
+    /// guides (AsteRx4 4.10, mosaic-H), as third-party decoders and receivers' captures confirm.
+    /// Other `PSSN` messages carry no heading.
+    private static func headingFromPSSN(_ sentence: NMEASentence) throws(LineDecodingError)
+        -> (NMEAReport.Content, NMEAReport.Time?)
+    {
+        guard sentence[1] == "HRP" else { return (.none, nil) }
+        var time: NMEAReport.Time?
+        if let seconds = try timeOfDay(sentence, 2), let day = try dayFromDDMMYY(sentence, 3) {
+            time = .date(secondsSince1970: day + seconds)
+        }
+        guard let mode = try bounded(sentence, 11, "attitude mode", 0...4), mode != 0,
+            let value = try heading(sentence, 4, "heading")
+        else { return (.noHeading, time) }
+        let reading = HeadingReading(
+            trueHeading: value,
+            accuracy: try bounded(sentence, 7, "heading standard deviation", 0...180),
+            pitch: try bounded(sentence, 6, "pitch", -90...90),
+            roll: try bounded(sentence, 5, "roll", -180...180),
+            kind: .gnssCompass
+        )
+        return (.heading(reading), time)
+    }
+
     // MARK: Course sentences
 
     private static let metresPerSecondPerKnot = 1852.0 / 3600.0
@@ -295,10 +330,15 @@ public enum NMEADecoder {
     }
 
     private static func dateFromRMC(_ sentence: NMEASentence) throws(LineDecodingError) -> Double? {
-        let text = sentence[9]
+        try dayFromDDMMYY(sentence, 9)
+    }
+
+    /// A `ddmmyy` date field (RMC, PSSN): the day's start in seconds since 1970, `nil` when empty.
+    private static func dayFromDDMMYY(_ sentence: NMEASentence, _ index: Int) throws(LineDecodingError) -> Double? {
+        let text = sentence[index]
         guard !text.isEmpty else { return nil }
         guard text.count == 6, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), let value = Int(text) else {
-            throw .malformed("field 9 (date) is '\(text)'; expected ddmmyy")
+            throw .malformed("field \(index) (date) is '\(text)'; expected ddmmyy")
         }
         // Two-digit years: 80–99 are 1980–1999, 00–79 are 2000–2079, as GPS receivers mean them.
         let year = value % 100

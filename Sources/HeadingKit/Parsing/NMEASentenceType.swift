@@ -4,7 +4,7 @@
 /// The sentence types HeadingKit reads, told apart by ``NMEASentence/packedType``: a decoder on
 /// the hot path switches on this, not on a string made from each sentence's address.
 enum NMEASentenceType {
-    case hdt, hdm, hdg, ths, pashr, ptnthtm, rmc, vtg, zda, other
+    case hdt, hdm, hdg, ths, pashr, ptnthtm, pssn, rmc, vtg, zda, other
 
     /// The type named `name` (`HDT`, `PASHR`); ``other`` for every type not read here.
     /// - Parameter name: A sentence type, as ``NMEASentence/type`` gives it.
@@ -30,6 +30,7 @@ enum NMEASentenceType {
         case 0x53_48_54: self = .ths  // "THS"
         case 0x52_48_53_41_50: self = .pashr  // "PASHR"
         case 0x4D_54_48_54_4E_54_50: self = .ptnthtm  // "PTNTHTM"
+        case 0x4E_53_53_50: self = .pssn  // "PSSN" (Septentrio; HRP is its heading, pitch and roll)
         case 0x43_4D_52: self = .rmc  // "RMC"
         case 0x47_54_56: self = .vtg  // "VTG"
         case 0x41_44_5A: self = .zda  // "ZDA"
@@ -42,7 +43,8 @@ enum NMEASentenceType {
     var isAttitude: Bool {
         switch self {
         case .hdt, .hdg, .hdm, .ths, .pashr, .ptnthtm: true
-        case .rmc, .vtg, .zda, .other: false
+        // gpsd 3.22 forwards PSSN raw and makes no ATT of it: nothing of gpsd's to call a duplicate.
+        case .pssn, .rmc, .vtg, .zda, .other: false
         }
     }
 
