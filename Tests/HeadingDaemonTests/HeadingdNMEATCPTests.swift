@@ -292,38 +292,6 @@ struct HeadingdNMEAUDPTests {
 /// one end; the test reads the other), including the line going away and coming back.
 @Suite(.processSlot, .timeLimit(.minutes(1)))
 struct HeadingdNMEASerialTests {
-    /// A socat pty pair with fixed links, ended with the value (socat removes its links).
-    final class PTYPair {
-        let process = Process()
-        let ends: (String, String)
-
-        init(_ ends: (String, String)) throws {
-            self.ends = ends
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
-            process.arguments = ["pty,raw,echo=0,b4800,link=\(ends.0)", "pty,raw,echo=0,b4800,link=\(ends.1)"]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // socat makes its links at once; nothing to await but their appearance (bounded).
-            let deadline = ContinuousClock.now + .seconds(5)
-            while !(FileManager.default.fileExists(atPath: ends.0) && FileManager.default.fileExists(atPath: ends.1)),
-                ContinuousClock.now < deadline
-            {
-                usleep(10_000)
-            }
-        }
-
-        /// SIGKILL, and its links removed: a child started from a test thread inherits the thread's
-        /// signal mask, in which libdispatch blocks SIGTERM, so socat would not see a terminate().
-        func end() {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            try? FileManager.default.removeItem(atPath: ends.0)
-            try? FileManager.default.removeItem(atPath: ends.1)
-        }
-
-        deinit { if process.isRunning { end() } }
-    }
-
     /// The next line read from `path` (opened afresh), or `nil` after `timeout`.
     private func readLine(_ path: String, timeout: Duration = .seconds(10)) async -> String? {
         await offCooperativePool { Self.readLineBlocking(path, timeout: timeout) }

@@ -25,7 +25,9 @@ import Darwin
 /// (a device that went away: ``HeadingFault/Code/deviceLost``), and it is opened again with
 /// backoff; a malformed or overlong line (over 1 KiB) is ``HeadingFault/Code/malformedInput`` and
 /// skipped; a sentence cut short (a lost datagram, a broken connection) is
-/// ``HeadingFault/Code/malformedInput`` and never joined to what follows. A source that is open but
+/// ``HeadingFault/Code/malformedInput`` and never joined to what follows. Binary data (a receiver in
+/// SiRF or UBX mode) is one ``HeadingFault/Code/unsupportedInput`` fault each time the transport
+/// opens, not one a line. A source that is open but
 /// has delivered no heading for ``Configuration/silenceTimeout`` raises
 /// ``HeadingFault/Code/stale`` once, saying what did arrive ("412 sentences, none with a heading;
 /// talkers seen: GP"), so that "no heading sensor" is never mistaken for "all quiet".
@@ -74,6 +76,8 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
         var lineNumber = 0
         var authorization = HeadingAuthorizationStatus.notDetermined
         var silence = SilenceWatch()
+        /// Whether binary data has been reported since the transport opened.
+        var binaryReported = false
     }
 
     /// The feed this source reads from.
@@ -167,6 +171,7 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
     package func feedOpened(at now: ContinuousClock.Instant) {
         let authorize = state.withLock { state in
             state.silence.opened(at: now)
+            state.binaryReported = false
             defer { state.authorization = .authorized }
             return state.isStarted && state.authorization != .authorized
         }
@@ -186,6 +191,19 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
                 let output = state.decoder.decode(line, number: state.lineNumber, receivedAt: date)
                 guard match == .taken else { return nil }  // context only: its date, time and position
                 if case .heading = output.report { state.silence.headingDelivered() }
+                if output.isSkipped, line.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 > 0x7E }) {
+                    // A receiver in a binary protocol: said once, not once a line.
+                    guard !state.binaryReported else { return nil }
+                    state.binaryReported = true
+                    return .fault(
+                        HeadingFault(
+                            code: .unsupportedInput, source: name,
+                            reason: "binary data, not NMEA 0183 (a receiver in a binary protocol such as SiRF or u-blox UBX? "
+                                + "set it to NMEA, or read it through gpsd); later binary lines are skipped without a fault until it is opened again",
+                            timestamp: date
+                        )
+                    )
+                }
                 return output.report
             case .overlong(let length):
                 state.lineNumber += 1

@@ -1,0 +1,352 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKitTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// NMEA 0183 straight from the instruments, the real binary with real peers: a serial line (a
+/// socat pty pair), a TCP feed (a second headingd's own output, and a server that stalls and cuts
+/// sentences), UDP datagrams from two senders, and one multiplexed feed carrying two instruments.
+@Suite(.processSlot, .timeLimit(.minutes(3)))
+struct HeadingdStreamSourceTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    /// Each JSON heading line as its object.
+    static func headings(_ daemon: DaemonProcess) -> [[String: Any]] {
+        daemon.outputLines.compactMap { line in try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] }
+    }
+
+    static func trueHeadings(_ daemon: DaemonProcess) -> [Double] {
+        headings(daemon).compactMap { $0["trueHeading"] as? Double }
+    }
+
+    /// Waits until headingd has printed at least `count` headings.
+    static func waitForHeadings(_ daemon: DaemonProcess, _ count: Int, timeout: Duration = .seconds(20)) async -> Bool {
+        await daemon.wait(timeout: timeout) { output, _ in output.utf8.lazy.filter { $0 == 0x0A }.count >= count }
+    }
+
+    static func stop(_ daemon: DaemonProcess) async {
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors)")
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    // MARK: Serial
+
+    @Test func aSerialLineCarriesGpsdsRecordingAndIsReopenedWhenItComesBack() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ends = (directory.appendingPathComponent("compass").path, directory.appendingPathComponent("headingd").path)
+        var pair = try PTYPair(ends)
+        let url = "serial://\(ends.1)?baud=4800"
+        let daemon = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "30"])
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "\(url): open"), "stderr: \(daemon.errors)")
+        // gpsd's own regression log of a Hemisphere GNSS compass, comments and all.
+        let hemi = try String(contentsOf: Self.fixtures.appendingPathComponent("gpsd-logs/hemi.log"), encoding: .utf8)
+        let compass = ends.0
+        #expect(await offCooperativePool { PTYPair.write(hemi, to: compass) })
+        #expect(await Self.waitForHeadings(daemon, 4), "stderr: \(daemon.errors)")
+        #expect(Self.trueHeadings(daemon) == [274.07, 274.04, 274.12, 274.11])
+        // The USB adapter pulled: deviceLost, retried with backoff; back: headings again.
+        pair.end()
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "\(url): deviceLost: "), "stderr: \(daemon.errors)")
+        pair = try PTYPair(ends)
+        #expect(
+            await daemon.wait(timeout: .seconds(15)) { $0.components(separatedBy: "\(url): open").count == 3 }, "stderr: \(daemon.errors)"
+        )
+        let gyro = Sentence.make("HEHDT,77.0,T")
+        #expect(await offCooperativePool { PTYPair.write(gyro, to: compass) })
+        #expect(await Self.waitForHeadings(daemon, 5), "stderr: \(daemon.errors)")
+        #expect(Self.trueHeadings(daemon).last == 77)
+        await Self.stop(daemon)
+        pair.end()
+    }
+
+    @Test func aSerialDeviceThisUserMayNotReadIsDeniedWithItsReason() async throws {
+        try #require(getuid() == 0, "needs root to run headingd as another user")
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let ends = (directory.appendingPathComponent("compass").path, directory.appendingPathComponent("headingd").path)
+        let pair = try PTYPair(ends)
+        defer { pair.end() }
+        // The pty is root's, mode 0600: nobody (not in dialout) may not open it.
+        chmod(ends.1, 0o600)
+        let daemon = DaemonProcess(
+            arguments: ["--source", "serial://\(ends.1)", "--format", "json"],
+            launcher: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        )
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "authorization: denied"), "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains("permissionDenied: cannot read \(ends.1): Permission denied"), "stderr: \(daemon.errors)")
+        await Self.stop(daemon)
+    }
+
+    // MARK: TCP
+
+    @Test func aSecondHeadingdsNMEAOutputIsATCPFeed() async throws {
+        let port = GPSFake.freePort()
+        let feed = DaemonProcess(arguments: [
+            "--rate", "10", "--format", "json", "--nmea-tcp", "127.0.0.1:\(port)", "--nmea-sentences", "HDT", "--nmea-rate", "0",
+        ])
+        try feed.start()
+        _ = try await LineClient.connect(port: port)  // listening
+        let reader = DaemonProcess(arguments: ["--source", "tcp://127.0.0.1:\(port)", "--format", "json"])
+        try reader.start()
+        #expect(await Self.waitForHeadings(reader, 20), "stderr: \(reader.errors)")
+        await Self.stop(reader)
+        await Self.stop(feed)
+        let sent = Self.trueHeadings(feed)
+        let read = Self.trueHeadings(reader)
+        #expect(read.count >= 20)
+        for value in read {
+            #expect(sent.contains { abs($0 - value) <= 0.0501 || abs(abs($0 - value) - 360) <= 0.0501 }, "\(value) was never sent: \(sent)")
+        }
+        #expect(Self.headings(reader).allSatisfy { $0["source"] as? String == "tcp://127.0.0.1:\(port)" })
+    }
+
+    @Test func aFeedThatCutsMidSentenceOrStallsIsReconnectedAndNeverMisread() async throws {
+        let server = try FeedServer()
+        let url = "tcp://127.0.0.1:\(server.port)?no_data_timeout=1"
+        let daemon = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "30"])
+        try daemon.start()
+        // 1: a heading, then half a sentence and the connection drops.
+        let first = try #require(await server.accept())
+        first.send(Sentence.make("HEHDT,10.0,T") + "$HEHDT,2")
+        #expect(await Self.waitForHeadings(daemon, 1))
+        _ = consume first
+        // 2: reconnected; its bytes are not joined to the half sentence ("$HEHDT,2" + "0.0,T…" would read 20).
+        let second = try #require(await server.accept())
+        second.send("0.0,T*00\r\n" + Sentence.make("HEHDT,30.0,T"))
+        #expect(await Self.waitForHeadings(daemon, 2), "stderr: \(daemon.errors)")
+        // … then it stalls: after no_data_timeout (1 s) headingd calls it dead and connects again.
+        let third = try #require(await server.accept(timeout: .seconds(10)))
+        #expect(daemon.errors.contains("sent nothing for 1.0 seconds (no_data_timeout); reconnecting"), "stderr: \(daemon.errors)")
+        third.send(Sentence.make("HEHDT,40.0,T"))
+        #expect(await Self.waitForHeadings(daemon, 3), "stderr: \(daemon.errors)")
+        await Self.stop(daemon)
+        #expect(Self.trueHeadings(daemon) == [10, 30, 40])
+        #expect(daemon.errors.contains("malformedInput: a sentence was cut short (8 bytes"), "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains("malformedInput: not an NMEA 0183 sentence"), "the orphan tail is refused: \(daemon.errors)")
+        _ = second
+    }
+
+    // MARK: UDP
+
+    @Test func udpDatagramsOfOneSeveralAndHalfSentencesFromTwoSenders() async throws {
+        let port = GPSFake.freePort()
+        let url = "udp://:\(port)"
+        let daemon = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "30"])
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "\(url): open"), "stderr: \(daemon.errors)")
+        let gyro = try UDPSender(port: port)
+        let compass = try UDPSender(port: port)
+        let split = Sentence.make("HEHDT,12.5,T")
+        gyro.send(Sentence.make("HEHDT,10.0,T") + Sentence.make("HEHDT,11.0,T"))  // two in one datagram
+        gyro.send(String(split.prefix(8)))  // half a sentence …
+        compass.send(Sentence.make("HCHDM,200.0,M").replacingOccurrences(of: "\r\n", with: ""))  // another sender between the halves, no line end
+        gyro.send(String(split.dropFirst(8)))  // … and its other half: joined, this sender's own
+        gyro.send("$HEHDT,13")  // half a sentence whose rest never comes …
+        gyro.send(Sentence.make("HEHDT,14.0,T"))  // … refused, not joined to the next
+        #expect(await Self.waitForHeadings(daemon, 5), "stderr: \(daemon.errors)")
+        await Self.stop(daemon)
+        let values = Self.headings(daemon).map { ($0["trueHeading"] as? Double) ?? ($0["magneticHeading"] as? Double) ?? -1 }
+        #expect(values == [10, 11, 200, 12.5, 14], "stdout: \(daemon.output) stderr: \(daemon.errors)")
+        #expect(daemon.errors.components(separatedBy: "a sentence was cut short (9 bytes").count == 2, "stderr: \(daemon.errors)")
+    }
+
+    @Test func aSourceThatHearsNoHeadingSaysWhatItHeardOnce() async throws {
+        let port = GPSFake.freePort()
+        let url = "udp://:\(port)?talker=HE"
+        let daemon = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "1"])
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "udp://:\(port): open"), "stderr: \(daemon.errors)")
+        let gnss = try UDPSender(port: port)
+        for _ in 0..<5 { gnss.send(Sentence.make("GPRMC,120000.00,A,5430.0,N,01010.0,E,0.0,,241126,,,A")) }
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "stale: open for"), "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains("none with a heading; talkers seen: GP; sentences seen: RMC (this source takes talker=HE; 0 of them)"), "stderr: \(daemon.errors)")
+        // Headings come: recovered.
+        gnss.send(Sentence.make("HEHDT,90.0,T"))
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "recovered"), "stderr: \(daemon.errors)")
+        await Self.stop(daemon)
+        #expect(daemon.errors.components(separatedBy: "stale: open for").count == 2, "once: \(daemon.errors)")
+    }
+
+    // MARK: One feed, several instruments
+
+    @Test func oneMultiplexedFeedFailsOverBetweenItsInstrumentsAndAlarmsWhenTheyDisagree() async throws {
+        let server = try FeedServer()
+        let gyro = "tcp://127.0.0.1:\(server.port)?talker=HE"
+        let fluxgate = "tcp://127.0.0.1:\(server.port)?talker=HC"
+        let daemon = DaemonProcess(arguments: [
+            "--source", gyro, "--source", fluxgate, "--stale-after", "0.5", "--fail-back-hold", "1", "--disagreement", "10",
+            "--disagreement-hold", "1", "--format", "json",
+        ])
+        try daemon.start()
+        let connection = try #require(await server.accept())
+        /// Sends the instruments at 10 Hz for `seconds`: the gyro at `gyroHeading` (if on), the fluxgate at `fluxgateHeading`.
+        func send(seconds: Double, gyroHeading: Double?, fluxgateHeading: Double) async {
+            for _ in 0..<Int(seconds * 10) {
+                var text = Sentence.make("HCHDG,\(fluxgateHeading),0.0,E,0.0,E")
+                if let gyroHeading { text = Sentence.make("HEHDT,\(gyroHeading),T") + text }
+                connection.send(text)
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        await send(seconds: 1.5, gyroHeading: 100, fluxgateHeading: 101)
+        await send(seconds: 2, gyroHeading: nil, fluxgateHeading: 101)  // the gyro goes silent
+        #expect(daemon.errors.contains("failover: headings now from \(fluxgate) instead of \(gyro)"), "stderr: \(daemon.errors)")
+        await send(seconds: 2.5, gyroHeading: 100, fluxgateHeading: 101)  // back: fail-back after the hold
+        #expect(daemon.errors.contains("fail-back: headings now from \(gyro) instead of \(fluxgate)"), "stderr: \(daemon.errors)")
+        await send(seconds: 3, gyroHeading: 100, fluxgateHeading: 115)  // 15° apart
+        #expect(daemon.errors.contains(": disagreement: "), "stderr: \(daemon.errors)")
+        await Self.stop(daemon)
+        #expect(server.connections == 1, "the feed is read once for both sources")
+        let sources = Self.headings(daemon).compactMap { $0["source"] as? String }
+        #expect(sources.contains(gyro) && sources.contains(fluxgate))
+    }
+
+    // MARK: Parity
+
+    /// The recordings of Tests/Fixtures that are text. (bu303-moving.log and sirfstarv.log are
+    /// SiRF binary: a replay refuses them once, a stream once each time it opens; see
+    /// ``aBinaryStreamIsReportedOnceNotOnceALine()``.)
+    static let textRecordings = ["course-over-ground.nmea", "failover-gap.nmea", "ths-compass.nmea", "hemi.gpspipe.jsonl"]
+        + ((try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("gpsd-logs").path)) ?? [])
+        .filter { $0.hasSuffix(".log") && $0 != "bu303-moving.log" && $0 != "sirfstarv.log" }.sorted().map { "gpsd-logs/\($0)" }
+
+    /// The last line of a feed in the parity test: a heading no recording has.
+    static let endMarker = Sentence.make("ZZHDT,123.456,T")
+
+    /// Every text recording in Tests/Fixtures gives the same headings and faults through a TCP
+    /// feed and through UDP datagrams as replayed from the file (timestamps aside).
+    @Test(arguments: textRecordings)
+    func aRecordingReadsTheSameReplayedAsOverTCPAndUDP(_ name: String) async throws {
+        let path = Self.fixtures.appendingPathComponent(name).path
+        let replay = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max", "--format", "json", "--stale-after", "3600"])
+        let expected = Self.comparable(replay)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // TCP: the whole file in one connection.
+        let server = try FeedServer()
+        let tcp = DaemonProcess(arguments: ["--source", "tcp://127.0.0.1:\(server.port)", "--format", "json", "--stale-after", "3600"])
+        try tcp.start()
+        let connection = try #require(await server.accept())
+        connection.send(bytes: bytes + Array(("\n" + Self.endMarker).utf8))
+        #expect(await tcp.wait(timeout: .seconds(20)) { output, _ in output.contains("123.456") }, "\(name): \(tcp.errors)")
+        await Self.stop(tcp)
+        #expect(Self.comparable(tcp) == expected, "\(name) over TCP: \(Self.difference(Self.comparable(tcp), expected))")
+        // UDP: one line a datagram, as a gateway sends them.
+        let port = GPSFake.freePort()
+        let udp = DaemonProcess(arguments: ["--source", "udp://127.0.0.1:\(port)", "--format", "json", "--stale-after", "3600"])
+        try udp.start()
+        #expect(await udp.wait(timeout: .seconds(10), untilErrorsContain: ":\(port): open"))
+        let sender = try UDPSender(port: port)
+        for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            sender.send(bytes: Array(line) + [0x0A])
+            if index % 32 == 31 { try await Task.sleep(for: .milliseconds(2)) }  // the socket's buffer, not the decoder, is the bound
+        }
+        sender.send(Self.endMarker)
+        #expect(await udp.wait(timeout: .seconds(20)) { output, _ in output.contains("123.456") }, "\(name): \(udp.errors)")
+        await Self.stop(udp)
+        #expect(Self.comparable(udp) == expected, "\(name) over UDP: \(Self.difference(Self.comparable(udp), expected))")
+    }
+
+    @Test func aBinaryStreamIsReportedOnceNotOnceALine() async throws {
+        let bytes = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("gpsd-logs/sirfstarv.log")))
+        let server = try FeedServer()
+        let url = "tcp://127.0.0.1:\(server.port)"
+        let daemon = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "3600"])
+        try daemon.start()
+        let connection = try #require(await server.accept())
+        connection.send(bytes: bytes + Array(("\n" + Self.endMarker).utf8))
+        #expect(await daemon.wait(timeout: .seconds(20)) { output, _ in output.contains("123.456") }, "\(daemon.errors)")
+        await Self.stop(daemon)
+        #expect(daemon.errors.components(separatedBy: "\(url): unsupportedInput: binary data, not NMEA 0183").count == 2, "\(daemon.errors)")
+        #expect(!daemon.errors.contains("binary data in sentence"), "\(daemon.errors)")
+    }
+
+    /// Where two lists first differ, for a failure's message.
+    static func difference(_ got: [String], _ expected: [String]) -> String {
+        let index = zip(got, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(got.count, expected.count)
+        return "\(got.count) against \(expected.count) items; at \(index): \(index < got.count ? got[index] : "nothing") against \(index < expected.count ? expected[index] : "nothing")"
+    }
+
+    /// Headings' values and kinds, then faults' codes and reasons (without file and line), in
+    /// order. A value the World Magnetic Model derived (more than four decimals) depends on the
+    /// heading's date, which a replay takes from the recording (2014: outside WMM2025's years, so
+    /// nothing is derived) and a live feed from the clock: it is compared as "derived or unknown".
+    static func comparable(_ daemon: DaemonProcess) -> [String] {
+        let headings = headings(daemon).compactMap { object -> String? in
+            if object["trueHeading"] as? Double == 123.456 { return nil }  // the end marker
+            return ["trueHeading", "magneticHeading", "accuracy", "pitch", "roll", "kind", "magneticVariation"].map { key in
+                let isModelled = key == "trueHeading" || key == "magneticHeading" || key == "magneticVariation"
+                guard let value = object[key] else { return isModelled ? "derived or unknown" : "-" }
+                let text = "\(value)"
+                let isDerived = value is Double && text.firstIndex(of: ".").map { text[text.index(after: $0)...].count > 4 } == true
+                // The model gives nothing for a date outside its years (a replay of 2014): unknown, or derived now.
+                if isModelled, isDerived || value is NSNull { return "derived or unknown" }
+                return text
+            }.joined(separator: " ")
+        }
+        let faults = daemon.errors.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("headingd: fault: "), !line.contains(": sourceUnavailable: "), !line.contains(": stale: "),
+                !line.contains(": magneticModelOutdated: ")
+            else { return nil }
+            // "headingd: fault: SOURCE: CODE: [FILE:LINE: ]REASON" → "CODE: REASON"
+            let rest = line.dropFirst("headingd: fault: ".count)
+            guard let afterSource = rest.range(of: ": ")?.upperBound else { return String(rest) }
+            var text = String(rest[afterSource...])
+            if let location = text.range(of: #"^[a-zA-Z]+ at [^ ]+:[0-9]+: "#, options: .regularExpression) {
+                let codeName = text[..<text.firstIndex(of: " ")!]
+                text = codeName + ": " + text[location.upperBound...]
+            }
+            return text
+        }
+        return headings + faults
+    }
+}
+
+/// A UDP socket sending datagrams to 127.0.0.1:`port`: an instrument or a WiFi gateway.
+final class UDPSender: Sendable {
+    private let descriptor: Int32
+    private let port: UInt16
+
+    init(port: UInt16) throws {
+        self.port = port
+        descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EIO) }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends one datagram.
+    func send(_ text: some StringProtocol) { send(bytes: Array(text.utf8)) }
+
+    /// Sends one datagram of bytes.
+    func send(bytes: [UInt8]) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = bytes.withUnsafeBytes { buffer in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, buffer.baseAddress, buffer.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+    }
+}
