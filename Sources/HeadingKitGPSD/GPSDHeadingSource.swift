@@ -24,6 +24,10 @@ import Glibc
 ///
 /// Headings are stamped with the time they were received (gpsd 3.22's `ATT` carries no time).
 ///
+/// A gpsd that streams but gives no heading for ``Configuration/silenceTimeout`` after answering
+/// the watch (gpsd 3.22 drops a gyrocompass's `HE` talker without a word) is one `stale` fault
+/// saying what did arrive, so that "no heading sensor" is not mistaken for "all quiet".
+///
 /// A refused, closed or broken connection is a `sourceUnavailable` fault saying when the next
 /// attempt is; attempts follow ``Configuration/backoff`` (0.25 s doubling to 5 s, jittered)
 /// forever, until ``stop()``. A connection attempt that gets no answer within
@@ -58,6 +62,10 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         /// How long a connection attempt may wait for gpsd's host to answer; then it is a
         /// `sourceUnavailable` fault and the backoff. Default 3 s.
         public var connectTimeout: Duration
+        /// How long gpsd may stream, after it answered the watch, without a heading before the
+        /// source says so: one `stale` fault naming what did arrive (gpsd 3.22 drops a
+        /// gyrocompass's `HE` talker without a word). `nil` never. Default 2 s.
+        public var silenceTimeout: Duration?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -69,6 +77,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         ///   - answerTimeout: How long gpsd may take to answer the watch request. Default 5 s.
         ///   - requiresChecksum: Whether a sentence without a checksum is refused. Default `false`.
         ///   - connectTimeout: How long a connection attempt may wait for an answer. Default 3 s.
+        ///   - silenceTimeout: How long watching without a heading before a `stale` fault. Default 2 s.
         public init(
             endpoint: GPSDEndpoint = .default,
             sourceName: String? = nil,
@@ -77,7 +86,8 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
             backoff: ReconnectBackoff = ReconnectBackoff(),
             answerTimeout: Duration = .seconds(5),
             requiresChecksum: Bool = false,
-            connectTimeout: Duration = .seconds(3)
+            connectTimeout: Duration = .seconds(3),
+            silenceTimeout: Duration? = .seconds(2)
         ) {
             self.endpoint = endpoint
             self.sourceName = sourceName ?? endpoint.description
@@ -87,6 +97,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
             self.answerTimeout = answerTimeout
             self.requiresChecksum = requiresChecksum
             self.connectTimeout = connectTimeout
+            self.silenceTimeout = silenceTimeout
         }
     }
 
@@ -304,6 +315,7 @@ private struct GPSDReader: Sendable {
                 decoder.restart()
                 var messageNumber = 0
                 var isWatching = false
+                var silence = SilenceWatch()
                 defer { connection.close() }
                 let connectedAt = ContinuousClock.now
                 while !signal.isStopped {
@@ -315,12 +327,21 @@ private struct GPSDReader: Sendable {
                                 isWatching = true
                                 attempt = 0
                                 backoff.reset()
+                                silence.opened(at: .now)
                                 source()?.setConnectionState(.watching)
                             }
-                            deliver(decoder.decode(bytes, number: messageNumber, receivedAt: Date()).report)
+                            silence.saw(bytes, address: NMEASentenceSelection.address(of: bytes), taken: true)
+                            let report = decoder.decode(bytes, number: messageNumber, receivedAt: Date()).report
+                            if case .heading = report { silence.headingDelivered() }
+                            deliver(report)
                         case .overlong(let length):
                             deliver(decoder.overlongLine(length: length, number: messageNumber, receivedAt: Date()).report)
                         }
+                    }
+                    if let timeout = configuration.silenceTimeout,
+                        let reason = silence.silence(at: .now, timeout: timeout, selection: .all)
+                    {
+                        deliver(.fault(HeadingFault(code: .stale, source: configuration.sourceName, reason: "gpsd " + reason)))
                     }
                     // A gpsd answers ?WATCH at once; one that has not, within the bound, is not serving.
                     if !isWatching, ContinuousClock.now - connectedAt > configuration.answerTimeout {

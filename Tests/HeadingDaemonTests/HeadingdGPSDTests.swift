@@ -31,6 +31,33 @@ struct HeadingdGPSDTests {
         #expect(daemon.outputLines.allSatisfy { $0.contains(#""source":"\#(endpoint)""#) })
     }
 
+    /// gpsd 3.22 drops a gyrocompass's `HE` talker without a word, even from its raw NMEA: a gpsd
+    /// that streams but gives no heading must say so (issue 25), not look "all quiet".
+    @Test func aGyroGpsdCannotHearIsAStaleFaultSayingWhatArrived() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-hehdt-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        var text = "# Name: a gyrocompass (HE) beside a GNSS (GP)\n"
+        for index in 0..<200 {
+            text += Sentence.make("HEHDT,\(100 + index % 10).0,T")
+            text += Sentence.make("GPRMC,1200\(String(format: "%02d", index % 60)).00,A,5430.0000,N,01010.0000,E,0.0,,241126,,,A")
+        }
+        try Data(text.utf8).write(to: log)
+        let fake = GPSFake(log: log.path, port: GPSFake.freePort())
+        try await fake.start()
+        defer { fake.stop() }
+        let endpoint = "gpsd://127.0.0.1:\(fake.port)"
+        let daemon = DaemonProcess(arguments: ["--source", endpoint, "--format", "json", "--stale-after", "1"])
+        try daemon.start()
+        #expect(await daemon.wait(untilErrorsContain: "headingd: \(endpoint): watching"))
+        fake.release()
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: "\(endpoint): stale: gpsd open for"), "stderr: \(daemon.errors)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.outputLines.isEmpty)
+        #expect(daemon.errors.contains("none with a heading; talkers seen: GP; sentences seen: "), "stderr: \(daemon.errors)")
+        #expect(!daemon.errors.contains("talkers seen: HE") && !daemon.errors.contains("talkers seen: GP, HE"), "gpsd 3.22 forwards no HE: \(daemon.errors)")
+    }
+
     @Test func noGpsdIsReportedAndRetriedUntilStopped() async throws {
         let endpoint = "gpsd://127.0.0.1:\(GPSFake.freePort())"
         let daemon = DaemonProcess(arguments: ["--source", endpoint])

@@ -34,7 +34,8 @@ extension SourceSpecification {
         case .gpsd(let endpoint):
             GPSDHeadingSource(
                 configuration: .init(
-                    endpoint: endpoint, minimumCourseSpeed: settings.minimumCourseSpeed, requiresChecksum: settings.requiresChecksum
+                    endpoint: endpoint, minimumCourseSpeed: settings.minimumCourseSpeed, requiresChecksum: settings.requiresChecksum,
+                    silenceTimeout: .milliseconds(Int((settings.staleAfter * 1000).rounded()))
                 )
             )
         case .stream(let endpoint, let selection):
