@@ -219,6 +219,25 @@ struct HeadingdStreamSourceTests {
         #expect(sources.contains(gyro) && sources.contains(fluxgate))
     }
 
+    @Test func aReplaySelectsItsInstrumentToo() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("mux.nmea").path
+        let text = [Sentence.make("HEHDT,10.0,T"), Sentence.make("HCHDM,200.0,M"), Sentence.make("HEHDT,11.0,T"),
+            Sentence.make("GPRMC,120000.00,A,5430.0,N,01010.0,E,5.0,45.0,241126,,,A")].joined()
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let gyro = try await DaemonProcess.run(["--source", "replay:\(path)?talker=HE", "--speed", "max", "--format", "json"])
+        #expect(Self.trueHeadings(gyro) == [10, 11])
+        #expect(Self.headings(gyro).allSatisfy { $0["source"] as? String == "replay:\(path)?talker=HE" })
+        let compass = try await DaemonProcess.run(["--source", "replay:\(path)?sentences=HDM", "--speed", "max", "--format", "json"])
+        #expect(Self.headings(compass).map { $0["magneticHeading"] as? Double } == [200])
+        let refused = try await DaemonProcess.run(["--source", "replay:\(path)?talker=HEX"])
+        #expect(refused.terminationStatus == 78)
+        #expect(refused.errors.contains("source parameter talker must be two-letter talker IDs"), "\(refused.errors)")
+        let notForSimulation = try await DaemonProcess.run(["--source", "simulation?talker=HE"])
+        #expect(notForSimulation.terminationStatus == 78)
+    }
+
     // MARK: Parity
 
     /// The recordings of Tests/Fixtures that are text. (bu303-moving.log and sirfstarv.log are

@@ -25,7 +25,13 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
         /// NMEA 0183 straight from a serial line, a TCP feed, UDP or standard input, and which of
         /// its sentences this source takes.
         case stream(NMEAStreamEndpoint, NMEASentenceSelection)
+
+        /// Whether it is ``stream(_:_:)``.
+        var isStream: Bool { if case .stream = self { true } else { false } }
     }
+
+    /// Which of its sentences the source takes (streams and replays).
+    private(set) var selection = NMEASentenceSelection.all
 
     /// Which source.
     let kind: Kind
@@ -97,7 +103,11 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
         for parameter in (parameters ?? "").split(separator: "&") {
             let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { return .failure(SettingError("source parameter '\(parameter)' is not NAME=VALUE")) }
-            if case .stream = kind, parts[0] != "offset", parts[0] != "smoothing", parts[0] != "deviation" {
+            let takesSelection: Bool = switch kind {
+                case .stream, .replay: true
+                case .simulation, .gpsd: false
+            }
+            if takesSelection, parts[0] == "talker" || parts[0] == "sentences" || (parts[0] != "offset" && parts[0] != "smoothing" && parts[0] != "deviation" && kind.isStream) {
                 switch parts[0] {
                 case "talker":
                     let list = parts[1].split(separator: ",").map(String.init)
@@ -160,6 +170,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             parameters: parameters.map(String.init)
         )
         specification.given = String(base)
+        specification.selection = NMEASentenceSelection(talkers: talkers ?? [], sentences: sentences ?? [])
         return .success(specification)
     }
 

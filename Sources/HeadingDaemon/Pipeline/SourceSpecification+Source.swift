@@ -28,7 +28,9 @@ extension SourceSpecification {
             ReplayHeadingSource(
                 configuration: .init(
                     path: path, speed: settings.replaySpeed.speed, loops: settings.replayLoops, untimedRate: settings.rate,
-                    minimumCourseSpeed: settings.minimumCourseSpeed, requiresChecksum: settings.requiresChecksum
+                    minimumCourseSpeed: settings.minimumCourseSpeed,
+                    sourceName: selection.isAll ? nil : "replay:\(path)?\(selection)", requiresChecksum: settings.requiresChecksum,
+                    selection: selection
                 )
             )
         case .gpsd(let endpoint):

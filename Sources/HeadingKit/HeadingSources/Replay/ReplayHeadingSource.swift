@@ -60,6 +60,8 @@ public final class ReplayHeadingSource: HeadingSource {
         /// Whether an NMEA sentence without a checksum is refused as malformed. Default `false`:
         /// a complete sentence without one is accepted.
         public var requiresChecksum: Bool
+        /// Which sentences the replay takes: one instrument of a multiplexed recording. Default all.
+        public var selection: NMEASentenceSelection
 
         /// Creates a configuration.
         /// - Parameters:
@@ -70,6 +72,7 @@ public final class ReplayHeadingSource: HeadingSource {
         ///   - minimumCourseSpeed: Minimum speed for course over ground, m/s. Default 0.5.
         ///   - sourceName: The source name, or `nil` for `replay:PATH`.
         ///   - requiresChecksum: Whether a sentence without a checksum is refused. Default `false`.
+        ///   - selection: Which sentences the replay takes. Default all.
         public init(
             path: String,
             speed: Speed = .asRecorded,
@@ -77,7 +80,8 @@ public final class ReplayHeadingSource: HeadingSource {
             untimedRate: Double = 10,
             minimumCourseSpeed: Double = 0.5,
             sourceName: String? = nil,
-            requiresChecksum: Bool = false
+            requiresChecksum: Bool = false,
+            selection: NMEASentenceSelection = .all
         ) {
             self.path = path
             self.speed = speed
@@ -86,6 +90,7 @@ public final class ReplayHeadingSource: HeadingSource {
             self.minimumCourseSpeed = minimumCourseSpeed
             self.sourceName = sourceName ?? "replay:\(path)"
             self.requiresChecksum = requiresChecksum
+            self.selection = selection
         }
     }
 
@@ -280,6 +285,7 @@ private struct Replay: Sendable {
             minimumCourseSpeed: configuration.minimumCourseSpeed, requiresChecksum: configuration.requiresChecksum
         )
         var timeline = ReplayTimeline(untimedInterval: 1 / configuration.untimedRate)
+        let selection = configuration.selection
         var pacedOffset = 0.0
         let batches = configuration.speed == .flatOut
         if batches { pending.reserveCapacity(ReplayHeadingSource.batchSize) }
@@ -316,6 +322,15 @@ private struct Replay: Sendable {
                 let now = decoder.usesReceptionTime ? Date() : .distantPast
                 let output: HeadingLineDecoder.Output
                 switch next {
+                case .text(let number) where !selection.isAll:
+                    // One instrument of several: another's lines give nothing, an RMC its context only.
+                    let match = reader.withLine { selection.match($0, address: NMEASentenceSelection.address(of: $0)) }
+                    if match == .other {
+                        summary.lines += 1
+                        continue
+                    }
+                    let decoded = reader.withLine { decoder.decode($0, number: number, receivedAt: now) }
+                    output = match == .context ? HeadingLineDecoder.Output(recordingTime: decoded.recordingTime) : decoded
                 case .text(let number): output = reader.withLine { decoder.decode($0, number: number, receivedAt: now) }
                 case .overlong(let number, let length):
                     output = decoder.overlongLine(length: length, number: number, receivedAt: now)
