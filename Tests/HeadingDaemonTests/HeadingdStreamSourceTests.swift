@@ -369,3 +369,99 @@ final class UDPSender: Sendable {
         }
     }
 }
+
+/// `exec:` and `stdin:`: a driver program in any language, and a pipe.
+@Suite(.processSlot, .timeLimit(.minutes(2)))
+struct HeadingdDriverSourceTests {
+    /// A Python driver: `COUNT` gyro sentences at 20 Hz, a line on standard error, then exit 3
+    /// (or, with `forever`, it ignores SIGTERM and never ends).
+    static let driver = """
+        #!/usr/bin/env python3
+        import os, signal, sys, time
+        def sentence(body):
+            checksum = 0
+            for character in body: checksum ^= ord(character)
+            return "$%s*%02X" % (body, checksum)
+        if sys.argv[2:] == ["forever"]:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            open(sys.argv[1] + ".pid", "w").write(str(os.getpid()))
+        print("driver says hello", file=sys.stderr, flush=True)
+        count = int(sys.argv[1].rsplit("-", 1)[-1]) if sys.argv[2:] != ["forever"] else 10**9
+        for index in range(count):
+            print(sentence("HEHDT,%.1f,T" % (10 + index)), flush=True)
+            time.sleep(0.05)
+        sys.exit(3)
+        """
+
+    @Test func aDriverProgramIsASourceRestartedWhenItExitsAndEndedWithHeadingd() async throws {
+        let directory = try HeadingdStreamSourceTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("driver.py").path
+        try Data(Self.driver.utf8).write(to: URL(fileURLWithPath: script))
+        chmod(script, 0o755)
+        let url = "exec:\(script)?args=\(directory.path)/run-5"
+        let daemon = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "30"])
+        try daemon.start()
+        #expect(await HeadingdStreamSourceTests.waitForHeadings(daemon, 10), "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains("\(script): driver says hello"), "its standard error is logged: \(daemon.errors)")
+        #expect(daemon.errors.contains("sourceUnavailable: driver \(script) exited with status 3; retrying in"), "\(daemon.errors)")
+        await HeadingdStreamSourceTests.stop(daemon)
+        #expect(Array(HeadingdStreamSourceTests.trueHeadings(daemon).prefix(10)) == [10, 11, 12, 13, 14, 10, 11, 12, 13, 14])
+
+        // A driver that ignores SIGTERM is killed when headingd stops, within its stop timeout.
+        let stubborn = DaemonProcess(arguments: ["--source", "exec:\(script)?args=\(directory.path)/stubborn,forever", "--format", "json"])
+        try stubborn.start()
+        #expect(await HeadingdStreamSourceTests.waitForHeadings(stubborn, 3), "stderr: \(stubborn.errors)")
+        let pid = try #require(Int32(String(contentsOfFile: "\(directory.path)/stubborn.pid", encoding: .utf8)))
+        let stopping = ContinuousClock.now
+        stubborn.send(SIGTERM)
+        #expect(await stubborn.waitForExit(timeout: .seconds(10)))
+        #expect(stubborn.terminationStatus == 0, "stderr: \(stubborn.errors)")
+        #expect(ContinuousClock.now - stopping < .seconds(5))
+        #expect(kill(pid, 0) != 0, "the driver is gone")
+    }
+
+    @Test func badDriversAreRefusedWithTheirReason() async throws {
+        for (source, reason) in [
+            ("exec:driver.py", "a driver is exec:/ABSOLUTE/PATH"),
+            ("exec:/bin/true?argv=1", "unknown exec parameter 'argv'"),
+        ] {
+            let daemon = try await DaemonProcess.run(["--source", source])
+            #expect(daemon.terminationStatus == 78, "\(source): \(daemon.errors)")
+            #expect(daemon.errors.contains(reason), "\(source): \(daemon.errors)")
+        }
+        // A driver that cannot be started is a fault, retried.
+        let missing = DaemonProcess(arguments: ["--source", "exec:/nonexistent/driver"])
+        try missing.start()
+        #expect(await missing.wait(timeout: .seconds(10), untilErrorsContain: "cannot start /nonexistent/driver: No such file or directory; retrying in"))
+        await HeadingdStreamSourceTests.stop(missing)
+    }
+
+    @Test func standardInputIsASourceAndItsEndIsSaidOnce() async throws {
+        let process = Process()
+        process.executableURL = DaemonProcess.executableURL
+        process.arguments = ["--source", "stdin:", "--format", "json", "--stale-after", "30"]
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = nil
+        process.environment = environment
+        try process.run()
+        input.fileHandleForWriting.write(Data((Sentence.make("HEHDT,45.0,T") + Sentence.make("HEHDT,46.0,T")).utf8))
+        try input.fileHandleForWriting.close()
+        let printed = await offCooperativePool { output.fileHandleForReading.availableData }
+        let text = String(decoding: printed, as: UTF8.self)
+        #expect(text.contains(#""trueHeading":45.0"#), "\(text)")
+        kill(process.processIdentifier, SIGTERM)
+        let rest = await offCooperativePool { () -> String in
+            process.waitUntilExit()
+            return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+        #expect(process.terminationStatus == 0, "\(rest)")
+        #expect(rest.components(separatedBy: "sourceUnavailable: standard input ended").count == 2, "\(rest)")
+    }
+}

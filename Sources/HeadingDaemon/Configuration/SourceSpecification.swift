@@ -48,12 +48,13 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
     /// The forms `--source` accepts, for `--help` and error messages.
     static let acceptedForms =
         "'simulation', 'replay:PATH', 'gpsd://HOST:PORT[/DEVICE]' (gpsd alone is gpsd://127.0.0.1:2947), "
-        + "'serial:///dev/ttyUSB0[?baud=4800|…|auto]', 'tcp://HOST:PORT[?no_data_timeout=SECONDS]', 'udp://[ADDRESS]:PORT' or 'stdin:', "
+        + "'serial:///dev/ttyUSB0[?baud=4800|…|auto]', 'tcp://HOST:PORT[?no_data_timeout=SECONDS]', 'udp://[ADDRESS]:PORT', 'stdin:' "
+        + "or 'exec:/path/to/driver[?args=ARG,ARG]', "
         + "optionally followed by '?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,…' "
-        + "and, for the last four, '&talker=HE,…&sentences=HDT,…'"
+        + "and, for replays and the last five, '&talker=HE,…&sentences=HDT,…'"
 
     /// How the stream sources' URLs begin.
-    static let streamPrefixes = ["serial:", "tcp://", "udp://", "stdin"]
+    static let streamPrefixes = ["serial:", "tcp://", "udp://", "stdin", "exec:"]
 
     private init(kind: Kind, installation: HeadingProcessor.Installation, parameters: String?) {
         self.kind = kind

@@ -175,6 +175,7 @@ private struct NMEAFeedReader: Sendable {
         case .tcp(_, let port): "nmea:tcp\(port)"
         case .udp(_, let port): "nmea:udp\(port)"
         case .standardInput: "nmea:stdin"
+        case .childProcess(let path, _): "nmea:\(path.split(separator: "/").last ?? "")"
         }
     }
 
@@ -194,11 +195,10 @@ private struct NMEAFeedReader: Sendable {
             do throws(ByteStreamFailure) {
                 let stream = try open()
                 defer { stream.close() }
-                backoff.reset()
                 announcedFailure = nil
                 configuration.logger.notice("\(configuration.endpoint): open")
                 for tap in feed.taps { tap.feedOpened(at: .now) }
-                failure = read(stream, into: buffer)
+                failure = read(stream, into: buffer, backoff: &backoff)
             } catch {
                 failure = error
             }
@@ -233,6 +233,8 @@ private struct NMEAFeedReader: Sendable {
             return try UDPListenerStream(address: address, port: port)
         case .standardInput:
             return StandardInputStream()
+        case .childProcess(let path, let arguments):
+            return try ChildProcessStream(path: path, arguments: arguments, logger: configuration.logger)
         }
     }
 
@@ -272,8 +274,13 @@ private struct NMEAFeedReader: Sendable {
         )
     }
 
-    /// Reads until the transport ends or the signal is set.
-    private func read(_ stream: any ByteStream, into buffer: UnsafeMutableRawBufferPointer) -> ByteStreamFailure {
+    /// Reads until the transport ends or the signal is set. The backoff starts again from its
+    /// first delay once bytes arrive: a server that accepts and closes at once, or a driver that
+    /// exits at start, is retried ever more slowly, not four times a second for ever.
+    private func read(
+        _ stream: any ByteStream, into buffer: UnsafeMutableRawBufferPointer, backoff: inout ReconnectBackoff
+    ) -> ByteStreamFailure {
+        var hasBytes = false
         var assemblers: [UInt64: LineAssembler] = [:]
         let isDatagram = if case .udp = configuration.endpoint.transport { true } else { false }
         var lastBytesAt = ContinuousClock.now
@@ -285,6 +292,10 @@ private struct NMEAFeedReader: Sendable {
             switch result {
             case .bytes(let count, let sender):
                 lastBytesAt = now
+                if !hasBytes {
+                    hasBytes = true
+                    backoff.reset()
+                }
                 let date = Date()
                 if assemblers[sender] == nil, assemblers.count >= Self.maximumSenders {
                     assemblers.removeAll(keepingCapacity: true)  // a flood of senders: start again, memory flat

@@ -1,11 +1,14 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
+
 /// Where a stream of NMEA 0183 comes from: a serial line, a TCP server (a multiplexer or a WiFi
 /// gateway), UDP datagrams, or standard input.
 ///
 /// Written as a URL: `serial:///dev/ttyUSB0?baud=4800`, `tcp://HOST:PORT`, `udp://:10110`,
-/// `udp://ADDRESS:PORT` (a multicast group address joins the group) or `stdin:`.
+/// `udp://ADDRESS:PORT` (a multicast group address joins the group), `stdin:` or
+/// `exec:/path/to/driver?args=ARG,ARG` (a driver program's standard output).
 public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// How the bytes arrive.
     public enum Transport: Sendable, Hashable {
@@ -18,6 +21,8 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
         case udp(address: String?, port: UInt16)
         /// The process's standard input.
         case standardInput
+        /// The standard output of a driver program headingd starts, watches and restarts.
+        case childProcess(path: String, arguments: [String])
     }
 
     /// A serial line's speed.
@@ -66,10 +71,12 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// The forms ``init(parsing:)`` accepts, for help texts and errors.
     public static let acceptedForms =
-        "'serial:///dev/ttyUSB0[?baud=4800|…|auto]', 'tcp://HOST:PORT[?no_data_timeout=SECONDS]', 'udp://[ADDRESS]:PORT' or 'stdin:'"
+        "'serial:///dev/ttyUSB0[?baud=4800|…|auto]', 'tcp://HOST:PORT[?no_data_timeout=SECONDS]', 'udp://[ADDRESS]:PORT', 'stdin:' "
+        + "or 'exec:/path/to/driver[?args=ARG,ARG]'"
 
     /// Parses a stream URL (see ``acceptedForms``), with its own parameters only: `baud` for a
-    /// serial line, `no_data_timeout` (seconds, 0 for never) for TCP.
+    /// serial line, `no_data_timeout` (seconds, 0 for never) for TCP, `args` for a driver (its
+    /// arguments separated by commas, each percent-decoded: `%2C` is a comma, `%20` a space).
     /// - Parameter text: The URL, such as `serial:///dev/ttyUSB0?baud=38400`.
     /// - Throws: ``ParseError`` saying what is wrong.
     public init(parsing text: String) throws(ParseError) {
@@ -105,6 +112,24 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
                 }
             }
             self.init(transport: .serial(path: String(path), baud: baud))
+            return
+        }
+        if base.hasPrefix("exec:") {
+            let path = String(base.dropFirst("exec:".count))
+            guard path.hasPrefix("/"), path.count > 1, !path.utf8.contains(0) else {
+                throw ParseError(reason: "a driver is exec:/ABSOLUTE/PATH (headingd runs it without a shell)")
+            }
+            var arguments: [String] = []
+            for (name, value) in parameters {
+                guard name == "args" else { throw ParseError(reason: "unknown exec parameter '\(name.prefix(40))': expected args") }
+                for argument in value.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let decoded = argument.removingPercentEncoding, !decoded.utf8.contains(0) else {
+                        throw ParseError(reason: "argument '\(argument.prefix(40))' is not percent-encoded text")
+                    }
+                    arguments.append(decoded)
+                }
+            }
+            self.init(transport: .childProcess(path: path, arguments: arguments), noDataTimeout: nil)
             return
         }
         if base == "stdin:" || base == "stdin" {
@@ -170,6 +195,10 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
         case .tcp(let host, let port): return "tcp://\(bracketed(host)):\(port)"
         case .udp(let address, let port): return "udp://\(address.map(bracketed) ?? ""):\(port)"
         case .standardInput: return "stdin:"
+        case .childProcess(let path, let arguments):
+            guard !arguments.isEmpty else { return "exec:\(path)" }
+            let allowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: ",&=?"))
+            return "exec:\(path)?args=" + arguments.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: ",")
         }
     }
 }
