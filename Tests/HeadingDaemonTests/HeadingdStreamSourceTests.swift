@@ -75,6 +75,31 @@ struct HeadingdStreamSourceTests {
         pair.end()
     }
 
+    @Test func aUBloxMovingBaseHeadingIsReadStraightFromTheReceiversPort() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ends = (directory.appendingPathComponent("f9p").path, directory.appendingPathComponent("headingd").path)
+        let pair = try PTYPair(ends)
+        defer { pair.end() }
+        let url = "serial://\(ends.1)?baud=115200&format=ubx"
+        let daemon = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "30"])
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "\(url): open"), "stderr: \(daemon.errors)")
+        // UBX and NMEA interleaved, as the receiver's USB port sends them; one frame without a fixed solution.
+        let fixed = UBXFrameBuilder.relativePosition(headingE5: 4_512_345, accuracyE5: 31_000, flags: UBXFrameBuilder.validHeadingFlags)
+        let floating = UBXFrameBuilder.relativePosition(headingE5: 9_000_000, accuracyE5: 31_000, flags: UBXFrameBuilder.validHeadingFlags & ~(3 << 3) | 1 << 3)
+        let bytes = Array(Sentence.make("GNGGA,120000.00,5430.0,N,01010.0,E,4,12,0.6,10.0,M,40.0,M,,").utf8) + fixed + floating
+            + Array(Sentence.make("GNRMC,120000.00,A,5430.0,N,01010.0,E,0.0,,241126,,,R").utf8) + fixed
+        let compass = ends.0
+        #expect(await offCooperativePool { PTYPair.write(bytes: bytes, to: compass) })
+        #expect(await Self.waitForHeadings(daemon, 2), "stderr: \(daemon.errors)")
+        await Self.stop(daemon)
+        let headings = Self.headings(daemon)
+        #expect(headings.map { $0["trueHeading"] as? Double } == [45.12345, 45.12345])
+        #expect(headings.map { $0["accuracy"] as? Double } == [0.31, 0.31])
+        #expect(headings.allSatisfy { $0["kind"] as? String == "gnssCompass" })
+    }
+
     @Test func aSerialDeviceThisUserMayNotReadIsDeniedWithItsReason() async throws {
         try #require(getuid() == 0, "needs root to run headingd as another user")
         let directory = try Self.temporaryDirectory()

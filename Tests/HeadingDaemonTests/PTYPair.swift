@@ -43,11 +43,15 @@ extension PTYPair {
     /// Writes `text` to a pty's end (opened afresh), as an instrument on a serial line would.
     /// - Returns: Whether every byte was written.
     @discardableResult
-    static func write(_ text: String, to path: String) -> Bool {
+    static func write(_ text: String, to path: String) -> Bool { write(bytes: Array(text.utf8), to: path) }
+
+    /// Writes `bytes` to a pty's end (opened afresh).
+    /// - Returns: Whether every byte was written.
+    @discardableResult
+    static func write(bytes: [UInt8], to path: String) -> Bool {
         let descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        let bytes = Array(text.utf8)
         return bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
     }
 }

@@ -56,6 +56,7 @@ struct NMEAStreamPartsTests {
                     case .line(let line): out.append(String(decoding: line, as: UTF8.self))
                     case .overlong(let length): out.append("overlong \(length)")
                     case .fragment(let length): out.append("fragment \(length)")
+                    case .ubxFrame, .badFrame: out.append("frame?")
                     }
                 }
             }
@@ -87,7 +88,7 @@ struct NMEAStreamPartsTests {
     @Test func aDatagramsLastSentenceWithoutALineEndIsFlushedWhenComplete() {
         var assembler = LineAssembler(maximumLineLength: 1024)
         var out: [String] = []
-        let collect: (LineAssembler.Piece) -> Void = { if case .line(let line) = $0 { out.append(String(decoding: line, as: UTF8.self)) } }
+        let collect: (StreamPiece) -> Void = { if case .line(let line) = $0 { out.append(String(decoding: line, as: UTF8.self)) } }
         Array("$HEHDT,12.5,T*1A".utf8).withUnsafeBufferPointer { assembler.append($0, collect) }
         assembler.flushCompleteSentence(collect)
         Array("$HEHDT,12".utf8).withUnsafeBufferPointer { assembler.append($0, collect) }

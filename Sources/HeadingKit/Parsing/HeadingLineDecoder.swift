@@ -223,6 +223,16 @@ public struct HeadingLineDecoder: Sendable {
         )
     }
 
+    /// The report a reading from a binary framing becomes (a UBX frame): stamped, named, with the
+    /// last position and variation the lines gave, as a line's heading is.
+    /// - Parameters:
+    ///   - reading: The reading.
+    ///   - receivedAt: Now.
+    /// - Returns: The heading.
+    public mutating func report(for reading: HeadingReading, receivedAt: Date) -> HeadingSourceReport {
+        deliver(reading, receivedAt: receivedAt)
+    }
+
     // MARK: NMEA
 
     private mutating func decodeSentence(_ report: NMEAReport, number: Int, receivedAt: Date) -> Output {

@@ -8,16 +8,6 @@
 /// inside a line that itself began with one, as when a datagram or a connection was lost
 /// mid-sentence — is reported as a fragment, never joined to the sentence that follows.
 package struct LineAssembler: Sendable {
-    /// One thing found in the bytes.
-    package enum Piece {
-        /// A whole line, without its line end; valid only during the call.
-        case line(UnsafeBufferPointer<UInt8>)
-        /// A line longer than the limit, with its length in bytes.
-        case overlong(length: Int)
-        /// The start of a sentence cut short by the next sentence's start, with its length in bytes.
-        case fragment(length: Int)
-    }
-
     /// The longest line kept, in bytes.
     package let maximumLineLength: Int
     /// The current line's first bytes, when it spans reads (at most ``maximumLineLength``).
@@ -37,7 +27,7 @@ package struct LineAssembler: Sendable {
     /// - Parameters:
     ///   - bytes: What was read.
     ///   - body: Called for each line, overlong line and fragment.
-    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (Piece) -> Void) {
+    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (StreamPiece) -> Void) {
         var start = 0
         for index in 0..<bytes.count {
             let byte = bytes[index]
@@ -60,7 +50,7 @@ package struct LineAssembler: Sendable {
     /// Ends the current partial line if it is a complete sentence (it ends with `*` and two
     /// hexadecimal digits): for a datagram whose last sentence has no line end.
     /// - Parameter body: Called with the line, if it was one.
-    package mutating func flushCompleteSentence(_ body: (Piece) -> Void) {
+    package mutating func flushCompleteSentence(_ body: (StreamPiece) -> Void) {
         guard partialLength == partial.count, partialLength <= maximumLineLength, partial.count >= 4, partial[partial.count - 3] == 0x2A,
             partial.suffix(2).allSatisfy({ Self.isHexDigit($0) })
         else { return }
@@ -83,7 +73,7 @@ package struct LineAssembler: Sendable {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
-    private mutating func endLine(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ body: (Piece) -> Void) {
+    private mutating func endLine(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ body: (StreamPiece) -> Void) {
         if partialLength == 0 {
             guard !range.isEmpty else { return }
             if range.count > maximumLineLength {

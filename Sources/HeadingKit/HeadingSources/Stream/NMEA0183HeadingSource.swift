@@ -178,7 +178,7 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
         if authorize { state.report(.authorizationChanged(.authorized), from: self) }
     }
 
-    package func feedReceived(_ piece: LineAssembler.Piece, at date: Date) {
+    package func feedReceived(_ piece: StreamPiece, at date: Date) {
         let report: HeadingSourceReport? = state.withLock { state in
             guard state.isStarted else { return nil }
             switch piece {
@@ -205,6 +205,18 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
                     )
                 }
                 return output.report
+            case .ubxFrame(let frame):
+                guard configuration.selection.isAll || configuration.selection.sentences.contains("RELPOSNED") else { return nil }
+                state.lineNumber += 1
+                do throws(LineDecodingError) {
+                    guard let reading = try UBXRelativePositionDecoder.decode(frame) else { return nil }
+                    state.silence.headingDelivered()
+                    return state.decoder.report(for: reading, receivedAt: date)
+                } catch {
+                    return .fault(HeadingFault(code: error.code, source: name, reason: error.reason, timestamp: date))
+                }
+            case .badFrame(let reason):
+                return .fault(HeadingFault(code: .malformedInput, source: name, reason: reason, timestamp: date))
             case .overlong(let length):
                 state.lineNumber += 1
                 return .fault(

@@ -1,7 +1,7 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
-public import Foundation
+import Foundation
 public import Logging
 import Synchronization
 
@@ -281,7 +281,7 @@ private struct NMEAFeedReader: Sendable {
         _ stream: any ByteStream, into buffer: UnsafeMutableRawBufferPointer, backoff: inout ReconnectBackoff
     ) -> ByteStreamFailure {
         var hasBytes = false
-        var assemblers: [UInt64: LineAssembler] = [:]
+        var assemblers: [UInt64: Splitter] = [:]
         let isDatagram = if case .udp = configuration.endpoint.transport { true } else { false }
         var lastBytesAt = ContinuousClock.now
         let limit = configuration.maximumLineLength
@@ -300,12 +300,12 @@ private struct NMEAFeedReader: Sendable {
                 if assemblers[sender] == nil, assemblers.count >= Self.maximumSenders {
                     assemblers.removeAll(keepingCapacity: true)  // a flood of senders: start again, memory flat
                 }
-                var assembler = assemblers.removeValue(forKey: sender) ?? LineAssembler(maximumLineLength: limit)
+                var assembler = assemblers.removeValue(forKey: sender) ?? Splitter(configuration.endpoint.framing, maximumLineLength: limit)
                 let bytes = UnsafeBufferPointer(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
-                let deliver = { (piece: LineAssembler.Piece) in for tap in taps { tap.feedReceived(piece, at: date) } }
+                let deliver = { (piece: StreamPiece) in for tap in taps { tap.feedReceived(piece, at: date) } }
                 assembler.append(bytes, deliver)
                 if isDatagram { assembler.flushCompleteSentence(deliver) }
-                if assembler.hasPartialLine { assemblers[sender] = assembler }
+                if assembler.hasPartial { assemblers[sender] = assembler }
             case .timedOut:
                 if let timeout = configuration.endpoint.noDataTimeout, case .tcp = configuration.endpoint.transport,
                     now - lastBytesAt >= timeout
@@ -326,12 +326,60 @@ private struct NMEAFeedReader: Sendable {
     private static let maximumSenders = 64
 
     /// A connection's partial line is never joined to the next one's bytes: dropped, as a fragment.
-    private func dropPartialLines(_ assemblers: inout [UInt64: LineAssembler], _ taps: [any NMEAFeedTap]) {
+    private func dropPartialLines(_ assemblers: inout [UInt64: Splitter], _ taps: [any NMEAFeedTap]) {
         let date = Date()
         for key in Array(assemblers.keys) {
             let dropped = assemblers[key]!.discard()
             if dropped > 0 { for tap in taps { tap.feedReceived(.fragment(length: dropped), at: date) } }
         }
         assemblers.removeAll()
+    }
+}
+
+/// A sender's splitter: lines, or UBX frames and lines.
+private enum Splitter {
+    case lines(LineAssembler)
+    case ubx(UBXFrameSplitter)
+
+    init(_ framing: NMEAStreamEndpoint.Framing, maximumLineLength: Int) {
+        switch framing {
+        case .nmea: self = .lines(LineAssembler(maximumLineLength: maximumLineLength))
+        case .ubx: self = .ubx(UBXFrameSplitter(maximumLineLength: maximumLineLength))
+        }
+    }
+
+    var hasPartial: Bool {
+        switch self {
+        case .lines(let assembler): assembler.hasPartialLine
+        case .ubx(let splitter): splitter.hasPartial
+        }
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (StreamPiece) -> Void) {
+        switch self {
+        case .lines(var assembler):
+            assembler.append(bytes, body)
+            self = .lines(assembler)
+        case .ubx(var splitter):
+            splitter.append(bytes, body)
+            self = .ubx(splitter)
+        }
+    }
+
+    mutating func flushCompleteSentence(_ body: (StreamPiece) -> Void) {
+        guard case .lines(var assembler) = self else { return }
+        assembler.flushCompleteSentence(body)
+        self = .lines(assembler)
+    }
+
+    mutating func discard() -> Int {
+        switch self {
+        case .lines(var assembler):
+            defer { self = .lines(assembler) }
+            return assembler.discard()
+        case .ubx(var splitter):
+            defer { self = .ubx(splitter) }
+            return splitter.discard()
+        }
     }
 }

@@ -1,14 +1,14 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
-public import Foundation
+package import Foundation
 
 /// What an ``NMEAFeed`` hands to each source reading from it, on the feed's reader thread.
 package protocol NMEAFeedTap: AnyObject, Sendable {
     /// The transport opened (or connected): bytes may follow.
     func feedOpened(at now: ContinuousClock.Instant)
     /// One line, overlong line or fragment, received at `date`.
-    func feedReceived(_ piece: LineAssembler.Piece, at date: Date)
+    func feedReceived(_ piece: StreamPiece, at date: Date)
     /// The transport could not be opened, or ended; `retryIn` is the delay before the next try,
     /// `nil` when there will be none.
     func feedFailed(_ failure: ByteStreamFailure, retryIn: Double?)

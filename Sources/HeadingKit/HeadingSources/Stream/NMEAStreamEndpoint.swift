@@ -46,8 +46,19 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// 0183's own 4800 first, then NMEA 0183 HS's 38400, then the rest.
     public static let baudRates = [4800, 38400, 9600, 19200, 57600, 115200]
 
+    /// How the bytes are framed.
+    public enum Framing: String, Sendable, Hashable {
+        /// NMEA 0183 lines (and Unicore's ASCII logs).
+        case nmea
+        /// u-blox UBX frames interleaved with NMEA 0183 lines, as a u-blox receiver's port sends
+        /// them: `format=ubx`. UBX-NAV-RELPOSNED gives the moving-base heading.
+        case ubx
+    }
+
     /// How the bytes arrive.
     public var transport: Transport
+    /// How the bytes are framed. Default NMEA 0183.
+    public var framing: Framing
     /// For TCP: how long a connection may bring no byte at all before it is called dead and made
     /// again (TCP's own keepalive takes hours). `nil` never. Default 10 s.
     public var noDataTimeout: Duration?
@@ -56,9 +67,11 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// - Parameters:
     ///   - transport: How the bytes arrive.
     ///   - noDataTimeout: For TCP, how long without a byte before reconnecting; `nil` never. Default 10 s.
-    public init(transport: Transport, noDataTimeout: Duration? = .seconds(10)) {
+    ///   - framing: How the bytes are framed. Default NMEA 0183.
+    public init(transport: Transport, noDataTimeout: Duration? = .seconds(10), framing: Framing = .nmea) {
         self.transport = transport
         self.noDataTimeout = noDataTimeout
+        self.framing = framing
     }
 
     /// Why a text is not a stream URL.
@@ -76,7 +89,8 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a stream URL (see ``acceptedForms``), with its own parameters only: `baud` for a
     /// serial line, `no_data_timeout` (seconds, 0 for never) for TCP, `args` for a driver (its
-    /// arguments separated by commas, each percent-decoded: `%2C` is a comma, `%20` a space).
+    /// arguments separated by commas, each percent-decoded: `%2C` is a comma, `%20` a space), and
+    /// `format=ubx` for every transport but UDP (``Framing/ubx``).
     /// - Parameter text: The URL, such as `serial:///dev/ttyUSB0?baud=38400`.
     /// - Throws: ``ParseError`` saying what is wrong.
     public init(parsing text: String) throws(ParseError) {
@@ -93,6 +107,15 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
             }
         }
         var noDataTimeout: Duration? = .seconds(10)
+        var framing = Framing.nmea
+        if let index = parameters.firstIndex(where: { $0.name == "format" }) {
+            guard let chosen = Framing(rawValue: String(parameters[index].value)) else {
+                throw ParseError(reason: "format must be nmea or ubx, not '\(parameters[index].value.prefix(20))'")
+            }
+            guard !base.hasPrefix("udp:") || chosen == .nmea else { throw ParseError(reason: "format=ubx is for a byte stream, not UDP datagrams") }
+            framing = chosen
+            parameters.remove(at: index)
+        }
         if base.hasPrefix("serial:") {
             var path = base.dropFirst("serial:".count)
             if path.hasPrefix("//") { path = path.dropFirst(2) }
@@ -111,7 +134,7 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
                     throw ParseError(reason: "baud must be auto or one of \(Self.baudRates.map(String.init).joined(separator: ", ")), not '\(value.prefix(20))'")
                 }
             }
-            self.init(transport: .serial(path: String(path), baud: baud))
+            self.init(transport: .serial(path: String(path), baud: baud), noDataTimeout: nil, framing: framing)
             return
         }
         if base.hasPrefix("exec:") {
@@ -129,12 +152,12 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
                     arguments.append(decoded)
                 }
             }
-            self.init(transport: .childProcess(path: path, arguments: arguments), noDataTimeout: nil)
+            self.init(transport: .childProcess(path: path, arguments: arguments), noDataTimeout: nil, framing: framing)
             return
         }
         if base == "stdin:" || base == "stdin" {
             guard parameters.isEmpty else { throw ParseError(reason: "stdin: takes no parameters") }
-            self.init(transport: .standardInput, noDataTimeout: nil)
+            self.init(transport: .standardInput, noDataTimeout: nil, framing: framing)
             return
         }
         let isTCP = base.hasPrefix("tcp://")
@@ -153,12 +176,12 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
                 }
                 noDataTimeout = seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded()))
             }
-            self.init(transport: .tcp(host: host, port: port), noDataTimeout: noDataTimeout)
+            self.init(transport: .tcp(host: host, port: port), noDataTimeout: noDataTimeout, framing: framing)
         } else {
             guard parameters.isEmpty else {
                 throw ParseError(reason: "unknown UDP parameter '\(parameters[0].name.prefix(40))': UDP takes none")
             }
-            self.init(transport: .udp(address: host, port: port), noDataTimeout: nil)
+            self.init(transport: .udp(address: host, port: port), noDataTimeout: nil, framing: framing)
         }
     }
 
@@ -191,8 +214,8 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
         switch transport {
-        case .serial(let path, let baud): return "serial://\(path)?baud=\(baud)"
-        case .tcp(let host, let port): return "tcp://\(bracketed(host)):\(port)"
+        case .serial(let path, let baud): return "serial://\(path)?baud=\(baud)" + (framing == .ubx ? "&format=ubx" : "")
+        case .tcp(let host, let port): return "tcp://\(bracketed(host)):\(port)" + (framing == .ubx ? "?format=ubx" : "")
         case .udp(let address, let port): return "udp://\(address.map(bracketed) ?? ""):\(port)"
         case .standardInput: return "stdin:"
         case .childProcess(let path, let arguments):
