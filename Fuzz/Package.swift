@@ -19,6 +19,11 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .executableTarget(
+            name: "FuzzFramings",
+            dependencies: [.product(name: "HeadingKit", package: "headingd")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+        .executableTarget(
             name: "FuzzTOML",
             dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]

@@ -7,27 +7,27 @@
 /// its length and its bytes are not kept. A sentence that was cut short — a `$` or `!` arriving
 /// inside a line that itself began with one, as when a datagram or a connection was lost
 /// mid-sentence — is reported as a fragment, never joined to the sentence that follows.
-package struct LineAssembler: Sendable {
+public struct LineAssembler: Sendable {
     /// The longest line kept, in bytes.
-    package let maximumLineLength: Int
+    public let maximumLineLength: Int
     /// The current line's first bytes, when it spans reads (at most ``maximumLineLength``).
     private var partial: [UInt8] = []
     /// The current line's length so far, which may exceed what `partial` keeps.
     private var partialLength = 0
 
     /// - Parameter maximumLineLength: The longest line kept, in bytes.
-    package init(maximumLineLength: Int) {
+    public init(maximumLineLength: Int) {
         self.maximumLineLength = maximumLineLength
     }
 
     /// Whether part of a line is waiting for its end.
-    package var hasPartialLine: Bool { partialLength > 0 }
+    public var hasPartialLine: Bool { partialLength > 0 }
 
     /// Hands each line the bytes complete to `body`, in order, and keeps the rest for the next call.
     /// - Parameters:
     ///   - bytes: What was read.
     ///   - body: Called for each line, overlong line and fragment.
-    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (StreamPiece) -> Void) {
+    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (StreamPiece) -> Void) {
         var start = 0
         for index in 0..<bytes.count {
             let byte = bytes[index]
@@ -50,7 +50,7 @@ package struct LineAssembler: Sendable {
     /// Ends the current partial line if it is a complete sentence (it ends with `*` and two
     /// hexadecimal digits): for a datagram whose last sentence has no line end.
     /// - Parameter body: Called with the line, if it was one.
-    package mutating func flushCompleteSentence(_ body: (StreamPiece) -> Void) {
+    public mutating func flushCompleteSentence(_ body: (StreamPiece) -> Void) {
         guard partialLength == partial.count, partialLength <= maximumLineLength, partial.count >= 4, partial[partial.count - 3] == 0x2A,
             partial.suffix(2).allSatisfy({ Self.isHexDigit($0) })
         else { return }
@@ -61,7 +61,7 @@ package struct LineAssembler: Sendable {
 
     /// Drops the partial line, as when its connection ended.
     /// - Returns: How many bytes were dropped.
-    package mutating func discard() -> Int {
+    public mutating func discard() -> Int {
         defer {
             partial.removeAll(keepingCapacity: true)
             partialLength = 0

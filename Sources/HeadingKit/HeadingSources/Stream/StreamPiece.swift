@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// One thing a feed found in its bytes: what ``LineAssembler`` and ``UBXFrameSplitter`` hand over.
-package enum StreamPiece {
+public enum StreamPiece {
     /// A whole line, without its line end; valid only during the call.
     case line(UnsafeBufferPointer<UInt8>)
     /// A line longer than the limit, with its length in bytes.

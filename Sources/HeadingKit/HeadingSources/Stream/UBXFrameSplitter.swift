@@ -8,9 +8,9 @@
 /// checksum over class to payload. A frame longer than ``maximumPayload`` or with a wrong checksum
 /// is refused (``StreamPiece/badFrame(reason:)``) and the bytes after it are read afresh; bytes
 /// outside frames go to a ``LineAssembler``. Memory stays bounded whatever arrives.
-package struct UBXFrameSplitter: Sendable {
+public struct UBXFrameSplitter: Sendable {
     /// The longest payload accepted: NAV-RELPOSNED's is 64 bytes, the longest messages a few hundred.
-    package static let maximumPayload = 1024
+    public static let maximumPayload = 1024
 
     private var lines: LineAssembler
     /// The frame being read: class, ID, length and payload, then the checksum.
@@ -20,17 +20,17 @@ package struct UBXFrameSplitter: Sendable {
     private var sawSync = false
 
     /// - Parameter maximumLineLength: The longest NMEA line kept.
-    package init(maximumLineLength: Int) {
+    public init(maximumLineLength: Int) {
         lines = LineAssembler(maximumLineLength: maximumLineLength)
         frame.reserveCapacity(Self.maximumPayload + 6)
     }
 
     /// Whether part of a line or a frame is waiting for the rest.
-    package var hasPartial: Bool { lines.hasPartialLine || isInFrame }
+    public var hasPartial: Bool { lines.hasPartialLine || isInFrame }
 
     /// Drops what is partial, as when the connection ended.
     /// - Returns: How many bytes were dropped.
-    package mutating func discard() -> Int {
+    public mutating func discard() -> Int {
         defer {
             frame.removeAll(keepingCapacity: true)
             isInFrame = false
@@ -40,7 +40,7 @@ package struct UBXFrameSplitter: Sendable {
     }
 
     /// Hands each complete frame and line to `body`, in order.
-    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (StreamPiece) -> Void) {
+    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (StreamPiece) -> Void) {
         var runStart = 0
         var index = 0
         while index < bytes.count {
