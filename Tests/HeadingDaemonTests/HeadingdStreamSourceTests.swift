@@ -169,6 +169,28 @@ struct HeadingdStreamSourceTests {
         _ = second
     }
 
+    @Test func aPeerThatNeverEndsItsLineCostsNoMemory() async throws {
+        let server = try FeedServer()
+        let url = "tcp://127.0.0.1:\(server.port)"
+        let daemon = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "3600"])
+        try daemon.start()
+        let connection = try #require(await server.accept())
+        connection.send(Sentence.make("HEHDT,1.0,T"))
+        #expect(await Self.waitForHeadings(daemon, 1), "stderr: \(daemon.errors)")
+        let before = try #require(daemon.residentKiB)
+        // 64 MiB of printable bytes without a line end (a hostile or broken peer), then a sentence.
+        let chunk = [UInt8](repeating: UInt8(ascii: "A"), count: 1 << 20)
+        let sent = await offCooperativePool { (0..<64).allSatisfy { _ in connection.send(bytes: chunk) } }
+        #expect(sent)
+        connection.send("\r\n" + Sentence.make("HEHDT,2.0,T"))
+        #expect(await Self.waitForHeadings(daemon, 2), "stderr: \(daemon.errors)")
+        let after = try #require(daemon.residentKiB)
+        await Self.stop(daemon)
+        #expect(after - before < 4096, "resident memory grew from \(before) KiB to \(after) KiB")
+        #expect(daemon.errors.contains("malformedInput: line of \(64 << 20) bytes is longer than 1024; skipped"), "stderr: \(daemon.errors)")
+        #expect(Self.trueHeadings(daemon) == [1, 2])
+    }
+
     // MARK: UDP
 
     @Test func udpDatagramsOfOneSeveralAndHalfSentencesFromTwoSenders() async throws {

@@ -44,9 +44,20 @@ final class StdoutHeadingLog: Service, Sendable {
             buffer: batchesOutput ? OutputBuffer(writer: output) : nil, errors: errors, end: limitContinuation
         )
         self.printer = printer
-        observation = center.addHeadingEventObserver { event in
-            if printer.handle(event) { printer.end.finish() }
+        // A batch (a flat-out replay's, or a burst a stream read at once) is written in one block:
+        // into the persistent buffer when output is batched, else into the batch buffer, flushed at
+        // the batch's end. Every other event is written as it comes.
+        let token = center.addObserver(forName: nil, object: nil, queue: nil) { notification in
+            let isBatch = notification.name == .headingBatchDidArrive
+            let buffer = printer.buffer ?? (isBatch ? printer.batchBuffer : nil)
+            var ended = false
+            notification.forEachHeadingEvent { event in
+                if !ended, printer.handle(event, into: buffer) { ended = true }
+            }
+            if isBatch, printer.buffer == nil, let error = printer.batchBuffer.flush() { printer.recordWriteError(error) }
+            if ended { printer.end.finish() }
         }
+        observation = HeadingObservation(center: center, token: token)
     }
 
     /// The number of headings printed so far.
@@ -73,6 +84,8 @@ final class StdoutHeadingLog: Service, Sendable {
         let output: LineWriter
         /// Collects heading lines into blocks when output is batched; `nil` writes each line at once.
         let buffer: OutputBuffer?
+        /// Collects one batch's lines when output is not batched: written at the batch's end.
+        let batchBuffer: OutputBuffer
         let errors: LineWriter
         /// Ends ``StdoutHeadingLog/run()``: the limit is reached or headings cannot be written.
         let end: AsyncStream<Void>.Continuation
@@ -93,6 +106,7 @@ final class StdoutHeadingLog: Service, Sendable {
             self.limit = limit
             self.output = output
             self.buffer = buffer
+            self.batchBuffer = OutputBuffer(writer: output)
             self.errors = errors
             self.end = end
         }
@@ -110,8 +124,8 @@ final class StdoutHeadingLog: Service, Sendable {
             end.finish()
         }
 
-        /// Prints one event; returns whether the limit is now reached.
-        func handle(_ event: HeadingEvent) -> Bool {
+        /// Prints one event, its line into `buffer` if there is one; returns whether the limit is now reached.
+        func handle(_ event: HeadingEvent, into buffer: OutputBuffer?) -> Bool {
             switch event {
             case .heading(let heading):
                 let position: Int? = state.withLock { state in

@@ -48,8 +48,10 @@ public protocol HeadingSourceDelegate: AnyObject, Sendable {
     /// The source measured several headings at once, oldest first: like Core Location's
     /// `locationManager(_:didUpdateLocations:)`.
     ///
-    /// Only a source that reads faster than they were measured reports this way (a replay flat
-    /// out); live sources report one heading at a time. A fault or an authorization change is
+    /// Only a source that reads faster than they were measured reports this way: a replay flat
+    /// out, or an ``NMEA0183HeadingSource`` that received several sentences in one read (a feed
+    /// flushed after a pause, a recording piped in). A sentence that arrives on its own is
+    /// reported on its own, at once. A fault or an authorization change is
     /// never inside a batch: the headings before it come first. The default implementation calls
     /// ``headingSource(_:didUpdate:)`` with each heading in turn.
     /// - Parameters:

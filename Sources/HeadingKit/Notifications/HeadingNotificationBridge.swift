@@ -14,7 +14,8 @@ import Combine
 ///
 /// One notification per event, except for a batch — a flat-out replay's headings, which the source
 /// reports several at a time — which is one `Notification.Name.headingBatchDidArrive`
-/// notification (see `NotificationCenter.heading`). Live sources are never batched.
+/// notification (see `NotificationCenter.heading`). Live sources are never batched (an NMEA 0183
+/// stream only batches the sentences one read brought).
 ///
 /// Notifications are posted where the proxy (or processor) delivers (its ``HeadingDelivery``), so
 /// the center's observers run there too. The bridge outlives the proxy's enable–disable cycles

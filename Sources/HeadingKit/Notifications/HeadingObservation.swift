@@ -15,7 +15,7 @@ public final class HeadingObservation: Sendable, Hashable {
     private let token: Mutex<ObserverToken?>
 
     /// Wraps a token `addObserver(forName:object:queue:using:)` returned from `center`.
-    init(center: NotificationCenter, token: any NSObjectProtocol) {
+    package init(center: NotificationCenter, token: any NSObjectProtocol) {
         self.center = center
         self.token = Mutex(ObserverToken(token))
     }

@@ -42,7 +42,7 @@ extension Notification {
     /// Calls `body` with every heading event this notification carries, oldest first, without
     /// collecting them: the typed observers' way in.
     /// - Parameter body: Called with each event.
-    func forEachHeadingEvent(_ body: (HeadingEvent) -> Void) {
+    package func forEachHeadingEvent(_ body: (HeadingEvent) -> Void) {
         let value = headingValue
         if let box = value as? HeadingEventBox {
             body(box.event)

@@ -14,7 +14,8 @@ extension Notification.Name {
     public static let headingStatusDidChange = Notification.Name("HeadingKit.headingStatusDidChange")
     /// Several heading events at once, oldest first: what a flat-out replay's headings arrive as,
     /// one notification per batch rather than one per heading. Read them with
-    /// `Notification.headingEvents`. Live sources never batch. The typed observers
+    /// `Notification.headingEvents`. gpsd and the simulation never batch; an NMEA 0183 stream
+    /// batches only the sentences one read brought (a burst). The typed observers
     /// (`NotificationCenter.addHeadingEventObserver(from:using:)`, `headingEvents(from:bufferingPolicy:)`,
     /// `headingPublisher(from:)` and the others) take batches apart and hand out one event at a time.
     public static let headingBatchDidArrive = Notification.Name("HeadingKit.headingBatchDidArrive")

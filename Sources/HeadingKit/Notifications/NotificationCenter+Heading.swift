@@ -28,7 +28,8 @@ extension NotificationCenter {
     /// everything else a heading goes through. The typed observers, publishers and sequences above
     /// take batches apart and deliver one event at a time, in order; an observer of a single name
     /// (`headingDidUpdate`) sees live headings only. Live sources (gpsd, the simulation, a replay at
-    /// its recorded speed) never batch: one notification per event.
+    /// its recorded speed) never batch: one notification per event; an NMEA 0183 stream batches
+    /// only the sentences that arrived in one read.
     public static let heading = NotificationCenter()
 
     /// Calls `block` with every heading event posted to this center, in the order posted.

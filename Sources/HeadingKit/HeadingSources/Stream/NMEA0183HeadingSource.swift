@@ -78,7 +78,12 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
         var silence = SilenceWatch()
         /// Whether binary data has been reported since the transport opened.
         var binaryReported = false
+        /// Headings of the current read not yet reported: one read's burst becomes one batch.
+        var pending: [Heading] = []
     }
+
+    /// The most headings reported in one batch.
+    private static let batchSize = 256
 
     /// The feed this source reads from.
     public let feed: NMEAFeed
@@ -179,63 +184,96 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
     }
 
     package func feedReceived(_ piece: StreamPiece, at date: Date) {
-        let report: HeadingSourceReport? = state.withLock { state in
-            guard state.isStarted else { return nil }
-            switch piece {
-            case .line(let line):
-                let address = NMEASentenceSelection.address(of: line)
-                let match = configuration.selection.match(line, address: address)
-                state.silence.saw(line, address: address, taken: match == .taken)
-                guard match != .other else { return nil }
-                state.lineNumber += 1
-                let output = state.decoder.decode(line, number: state.lineNumber, receivedAt: date)
-                guard match == .taken else { return nil }  // context only: its date, time and position
-                if case .heading = output.report { state.silence.headingDelivered() }
-                if output.isSkipped, line.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 > 0x7E }) {
-                    // A receiver in a binary protocol: said once, not once a line.
-                    guard !state.binaryReported else { return nil }
-                    state.binaryReported = true
-                    return .fault(
-                        HeadingFault(
-                            code: .unsupportedInput, source: name,
-                            reason: "binary data, not NMEA 0183 (a receiver in a binary protocol such as SiRF or u-blox UBX? "
-                                + "set it to NMEA, or read it through gpsd); later binary lines are skipped without a fault until it is opened again",
-                            timestamp: date
-                        )
-                    )
-                }
-                return output.report
-            case .ubxFrame(let frame):
-                guard configuration.selection.isAll || configuration.selection.sentences.contains("RELPOSNED") else { return nil }
-                state.lineNumber += 1
-                do throws(LineDecodingError) {
-                    guard let reading = try UBXRelativePositionDecoder.decode(frame) else { return nil }
-                    state.silence.headingDelivered()
-                    return state.decoder.report(for: reading, receivedAt: date)
-                } catch {
-                    return .fault(HeadingFault(code: error.code, source: name, reason: error.reason, timestamp: date))
-                }
-            case .badFrame(let reason):
-                return .fault(HeadingFault(code: .malformedInput, source: name, reason: reason, timestamp: date))
-            case .overlong(let length):
-                state.lineNumber += 1
+        // A heading waits for the end of its read (one batch for a burst, at once for a lone
+        // sentence); anything else goes out after the headings before it.
+        let (report, batch): (HeadingSourceReport?, [Heading]) = state.withLock { state in
+            let report = decode(piece, at: date, &state)
+            if case .heading(let heading) = report {
+                state.pending.append(heading)
+                guard state.pending.count >= Self.batchSize else { return (nil, []) }
+                defer { state.pending = [] }
+                return (nil, state.pending)
+            }
+            guard report != nil else { return (nil, []) }
+            defer { state.pending = [] }
+            return (report, state.pending)
+        }
+        deliver(batch)
+        if let report { state.report(report, from: self) }
+    }
+
+    package func feedReadEnded() {
+        deliver(state.withLock { state in
+            defer { state.pending = [] }
+            return state.pending
+        })
+    }
+
+    /// Reports headings: a lone one as itself, several as a batch.
+    private func deliver(_ headings: [Heading]) {
+        if headings.count == 1 {
+            state.report(.heading(headings[0]), from: self)
+        } else if !headings.isEmpty {
+            state.report(headings: headings, from: self)
+        }
+    }
+
+    /// What a piece gives this source, under the state's lock.
+    private func decode(_ piece: StreamPiece, at date: Date, _ state: inout State) -> HeadingSourceReport? {
+        guard state.isStarted else { return nil }
+        switch piece {
+        case .line(let line):
+            let address = NMEASentenceSelection.address(of: line)
+            let match = configuration.selection.match(line, address: address)
+            state.silence.saw(line, address: address, taken: match == .taken)
+            guard match != .other else { return nil }
+            state.lineNumber += 1
+            let output = state.decoder.decode(line, number: state.lineNumber, receivedAt: date)
+            guard match == .taken else { return nil }  // context only: its date, time and position
+            if case .heading = output.report { state.silence.headingDelivered() }
+            if output.isSkipped, line.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 > 0x7E }) {
+                // A receiver in a binary protocol: said once, not once a line.
+                guard !state.binaryReported else { return nil }
+                state.binaryReported = true
                 return .fault(
                     HeadingFault(
-                        code: .malformedInput, source: name,
-                        reason: "line of \(length) bytes is longer than \(feed.configuration.maximumLineLength); skipped", timestamp: date
-                    )
-                )
-            case .fragment(let length):
-                return .fault(
-                    HeadingFault(
-                        code: .malformedInput, source: name,
-                        reason: "a sentence was cut short (\(length) bytes, then a new sentence or the end of the connection); dropped",
+                        code: .unsupportedInput, source: name,
+                        reason: "binary data, not NMEA 0183 (a receiver in a binary protocol such as SiRF or u-blox UBX? "
+                            + "set it to NMEA, or read it through gpsd); later binary lines are skipped without a fault until it is opened again",
                         timestamp: date
                     )
                 )
             }
+            return output.report
+        case .ubxFrame(let frame):
+            guard configuration.selection.isAll || configuration.selection.sentences.contains("RELPOSNED") else { return nil }
+            state.lineNumber += 1
+            do throws(LineDecodingError) {
+                guard let reading = try UBXRelativePositionDecoder.decode(frame) else { return nil }
+                state.silence.headingDelivered()
+                return state.decoder.report(for: reading, receivedAt: date)
+            } catch {
+                return .fault(HeadingFault(code: error.code, source: name, reason: error.reason, timestamp: date))
+            }
+        case .badFrame(let reason):
+            return .fault(HeadingFault(code: .malformedInput, source: name, reason: reason, timestamp: date))
+        case .overlong(let length):
+            state.lineNumber += 1
+            return .fault(
+                HeadingFault(
+                    code: .malformedInput, source: name,
+                    reason: "line of \(length) bytes is longer than \(feed.configuration.maximumLineLength); skipped", timestamp: date
+                )
+            )
+        case .fragment(let length):
+            return .fault(
+                HeadingFault(
+                    code: .malformedInput, source: name,
+                    reason: "a sentence was cut short (\(length) bytes, then a new sentence or the end of the connection); dropped",
+                    timestamp: date
+                )
+            )
         }
-        if let report { state.report(report, from: self) }
     }
 
     package func feedFailed(_ failure: ByteStreamFailure, retryIn: Double?) {

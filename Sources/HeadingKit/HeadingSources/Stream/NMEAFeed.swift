@@ -306,6 +306,7 @@ private struct NMEAFeedReader: Sendable {
                 assembler.append(bytes, deliver)
                 if isDatagram { assembler.flushCompleteSentence(deliver) }
                 if assembler.hasPartial { assemblers[sender] = assembler }
+                for tap in taps { tap.feedReadEnded() }
             case .timedOut:
                 if let timeout = configuration.endpoint.noDataTimeout, case .tcp = configuration.endpoint.transport,
                     now - lastBytesAt >= timeout
@@ -332,6 +333,7 @@ private struct NMEAFeedReader: Sendable {
             let dropped = assemblers[key]!.discard()
             if dropped > 0 { for tap in taps { tap.feedReceived(.fragment(length: dropped), at: date) } }
         }
+        for tap in taps { tap.feedReadEnded() }
         assemblers.removeAll()
     }
 }

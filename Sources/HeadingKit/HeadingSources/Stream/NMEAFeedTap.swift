@@ -12,6 +12,9 @@ package protocol NMEAFeedTap: AnyObject, Sendable {
     /// The transport could not be opened, or ended; `retryIn` is the delay before the next try,
     /// `nil` when there will be none.
     func feedFailed(_ failure: ByteStreamFailure, retryIn: Double?)
+    /// Every piece of one read has been handed over: a source that collected several headings
+    /// reports them now, as one batch.
+    func feedReadEnded()
     /// The reader woke without bytes, or after some: time for the source's own timers.
     func feedTick(at now: ContinuousClock.Instant)
 }
