@@ -503,10 +503,21 @@ struct HeadingdDriverSourceTests {
         let printed = await offCooperativePool { output.fileHandleForReading.availableData }
         let text = String(decoding: printed, as: UTF8.self)
         #expect(text.contains(#""trueHeading":45.0"#), "\(text)")
+        // The end of standard input is said on standard error (read until it is, bounded).
+        let said = await offCooperativePool { () -> String in
+            var errorText = ""
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !errorText.contains("standard input ended"), ContinuousClock.now < deadline {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                errorText += String(decoding: chunk, as: UTF8.self)
+            }
+            return errorText
+        }
         kill(process.processIdentifier, SIGTERM)
         let rest = await offCooperativePool { () -> String in
             process.waitUntilExit()
-            return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return said + String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         }
         #expect(process.terminationStatus == 0, "\(rest)")
         #expect(rest.components(separatedBy: "sourceUnavailable: standard input ended").count == 2, "\(rest)")

@@ -25,9 +25,24 @@ extension Headingd {
         live gpsd over TCP: its JSON reports and its raw NMEA, which headingd parses itself \
         (gpsd 3.22 drops THS and misreads HDG). When gpsd is down or goes away, each failed \
         attempt is a sourceUnavailable fault saying when the next one is (0.25 s doubling to \
-        5 s, jittered), forever, until SIGINT or SIGTERM. A gpsd that streams without a heading         for --stale-after seconds raises one stale fault saying what arrived (gpsd 3.22 drops a         gyrocompass's HE talker).
+        5 s, jittered), forever, until SIGINT or SIGTERM. A gpsd that streams without a heading \
+        for --stale-after seconds raises one stale fault saying what arrived (gpsd 3.22 drops a \
+        gyrocompass's HE talker).
 
-        NMEA 0183 straight from the instruments, read by the same decoder as a replay:         --source serial:///dev/ttyUSB0?baud=4800 (raw 8N1; 4800, 9600, 19200, 38400, 57600, 115200         or auto, which tries them until checksummed sentences arrive), tcp://HOST:PORT (a         multiplexer or WiFi gateway; reconnects with backoff, and after no_data_timeout=SECONDS         without a byte, 10 by default, 0 for never), udp://:PORT or udp://ADDRESS:PORT (a multicast         group is joined; each sender's lines are kept apart), stdin:, or         exec:/path/to/driver?args=ARG,ARG (a program's standard output; its standard error is         logged; restarted with backoff when it exits). A device that goes away is a deviceLost         fault and is reopened with backoff; one this user may not read is permissionDenied, then         authorization denied. Lines over 1 KiB, and sentences cut short, are malformedInput         faults. Septentrio $PSSN,HRP and Unicore #UNIHEADINGA are read as dual-antenna GNSS         headings, and format=ubx reads u-blox UBX-NAV-RELPOSNED frames among the NMEA lines.         talker=HE,... and sentences=HDT,... (on streams and replays) take one instrument of a         multiplexed feed: the same feed may stand at several places in the list, and is read once.
+        NMEA 0183 straight from the instruments, read by the same decoder as a replay: \
+        --source serial:///dev/ttyUSB0?baud=4800 (raw 8N1; 4800, 9600, 19200, 38400, 57600, \
+        115200 or auto, which tries them until checksummed sentences arrive), tcp://HOST:PORT (a \
+        multiplexer or WiFi gateway; reconnects with backoff, and after no_data_timeout=SECONDS \
+        without a byte, 10 by default, 0 for never), udp://:PORT or udp://ADDRESS:PORT (a \
+        multicast group is joined; each sender's lines are kept apart), stdin:, or \
+        exec:/path/to/driver?args=ARG,ARG (a program's standard output; its standard error is \
+        logged; restarted with backoff when it exits). A device that goes away is a deviceLost \
+        fault and is reopened with backoff; one this user may not read is permissionDenied, then \
+        authorization denied. Lines over 1 KiB, and sentences cut short, are malformedInput \
+        faults. Septentrio $PSSN,HRP and Unicore #UNIHEADINGA are read as dual-antenna GNSS \
+        headings, and format=ubx reads u-blox UBX-NAV-RELPOSNED frames among the NMEA lines. \
+        talker=HE,... and sentences=HDT,... (on streams and replays) take one instrument of a \
+        multiplexed feed: the same feed may stand at several places in the list, and is read once.
 
         Several --source options, best first: headings come from the best healthy source. A \
         source silent for --stale-after seconds raises a stale fault and, when it is the one \

@@ -15,8 +15,9 @@ package protocol ByteStream: AnyObject {
     /// - Parameters:
     ///   - buffer: Where the bytes go.
     ///   - milliseconds: The longest wait.
-    /// - Returns: What happened.
-    func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32) -> ByteStreamRead
+    ///   - wake: A descriptor whose readability ends the wait early (``StopSignal/wakeDescriptor``), or -1.
+    /// - Returns: What happened (``ByteStreamRead/timedOut`` when woken).
+    func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead
 
     /// Closes the transport; safe to call more than once.
     func close()
@@ -56,13 +57,15 @@ package struct ByteStreamFailure: Error, Sendable {
     }
 }
 
-/// Waits for one descriptor to be readable: the shared `poll(2)` of the byte streams.
-/// - Returns: `nil` when readable, `.timedOut` after the wait, or the hang-up's `.ended`.
-func waitReadable(_ descriptor: Int32, milliseconds: Int32, hangUp: () -> ByteStreamFailure) -> ByteStreamRead? {
-    var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-    let ready = poll(&request, 1, max(1, milliseconds))
+/// Waits for one descriptor to be readable, or `wake`: the shared `poll(2)` of the byte streams.
+/// - Returns: `nil` when readable, `.timedOut` after the wait or when woken, or the hang-up's `.ended`.
+func waitReadable(_ descriptor: Int32, milliseconds: Int32, wake: Int32, hangUp: () -> ByteStreamFailure) -> ByteStreamRead? {
+    var requests = (pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+    let ready = withUnsafeMutableBytes(of: &requests) { poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, max(1, milliseconds)) }
     if ready == 0 || (ready < 0 && errno == EINTR) { return .timedOut }
     if ready < 0 { return .ended(.system(errno, "waiting for data failed")) }
-    if request.revents & Int16(POLLIN) == 0, request.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .ended(hangUp()) }
+    let events = requests.0.revents
+    if events == 0 { return .timedOut }  // woken
+    if events & Int16(POLLIN) == 0, events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .ended(hangUp()) }
     return nil
 }

@@ -87,10 +87,13 @@ package final class ChildProcessStream: ByteStream {
         return true
     }
 
-    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32) -> ByteStreamRead {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
         guard output >= 0 else { return .ended(exitFailure()) }
-        var requests = [pollfd(fd: output, events: Int16(POLLIN), revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
-        let ready = poll(&requests, errors >= 0 ? 2 : 1, max(1, milliseconds))
+        var requests = [
+            pollfd(fd: output, events: Int16(POLLIN), revents: 0), pollfd(fd: errors, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
+        let ready = poll(&requests, 3, max(1, milliseconds))  // a closed standard error is -1: ignored
         if ready == 0 || (ready < 0 && errno == EINTR) { return .timedOut }
         if errors >= 0, requests[1].revents != 0 { readErrors() }
         guard requests[0].revents != 0 else { return .timedOut }

@@ -116,7 +116,7 @@ public final class NMEAFeed: Sendable {
         let signal: StopSignal? = state.withLock { state in
             state.taps[ObjectIdentifier(tap)] = WeakTap(tap: tap)
             guard state.signal == nil else { return nil }
-            let signal = StopSignal()
+            let signal = StopSignal(wakesPoll: true)
             state.signal = signal
             state.runningReaders += 1
             return signal
@@ -249,7 +249,7 @@ private struct NMEAFeedReader: Sendable {
             let deadline = ContinuousClock.now.advanced(by: configuration.baudProbeTime)
             var found = false
             while !found, ContinuousClock.now < deadline, !signal.isStopped {
-                switch line.read(into: buffer, waitingAtMost: milliseconds) {
+                switch line.read(into: buffer, waitingAtMost: milliseconds, wakingOn: signal.wakeDescriptor) {
                 case .bytes(let count, _):
                     assembler.append(UnsafeBufferPointer(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)) { piece in
                         if case .line(let bytes) = piece, let sentence = try? NMEASentence(bytes), sentence.hasChecksum { found = true }
@@ -286,7 +286,7 @@ private struct NMEAFeedReader: Sendable {
         var lastBytesAt = ContinuousClock.now
         let limit = configuration.maximumLineLength
         while !signal.isStopped {
-            let result = stream.read(into: buffer, waitingAtMost: milliseconds)
+            let result = stream.read(into: buffer, waitingAtMost: milliseconds, wakingOn: signal.wakeDescriptor)
             let now = ContinuousClock.now
             let taps = feed.taps
             switch result {

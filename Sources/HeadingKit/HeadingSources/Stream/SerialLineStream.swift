@@ -66,9 +66,9 @@ package final class SerialLineStream: ByteStream {
         }
     }
 
-    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32) -> ByteStreamRead {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
         let lost = { ByteStreamFailure(code: .deviceLost, reason: "\(self.path) went away (hung up)") }
-        if let result = waitReadable(descriptor, milliseconds: milliseconds, hangUp: lost) { return result }
+        if let result = waitReadable(descriptor, milliseconds: milliseconds, wake: wake, hangUp: lost) { return result }
         let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
         if count > 0 { return .bytes(count: count, sender: 0) }
         if count == 0 { return .ended(lost()) }

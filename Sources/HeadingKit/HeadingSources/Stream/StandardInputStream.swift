@@ -14,9 +14,9 @@ package final class StandardInputStream: ByteStream {
 
     package init() {}
 
-    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32) -> ByteStreamRead {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
         guard isOpen else { return .ended(Self.end) }
-        if let result = waitReadable(0, milliseconds: milliseconds, hangUp: { Self.end }) {
+        if let result = waitReadable(0, milliseconds: milliseconds, wake: wake, hangUp: { Self.end }) {
             if case .ended = result { isOpen = false }
             return result
         }

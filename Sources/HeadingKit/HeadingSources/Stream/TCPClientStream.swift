@@ -70,9 +70,9 @@ package final class TCPClientStream: ByteStream {
 
     deinit { close() }
 
-    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32) -> ByteStreamRead {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
         let closed = { ByteStreamFailure(code: .sourceUnavailable, reason: "\(self.name) closed the connection") }
-        if let result = waitReadable(descriptor, milliseconds: milliseconds, hangUp: closed) { return result }
+        if let result = waitReadable(descriptor, milliseconds: milliseconds, wake: wake, hangUp: closed) { return result }
         let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
         if count > 0 { return .bytes(count: count, sender: 0) }
         if count == 0 { return .ended(closed()) }

@@ -65,9 +65,9 @@ package final class UDPListenerStream: ByteStream {
 
     deinit { close() }
 
-    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32) -> ByteStreamRead {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
         let broken = { ByteStreamFailure(code: .sourceUnavailable, reason: "\(self.name): the socket failed") }
-        if let result = waitReadable(descriptor, milliseconds: milliseconds, hangUp: broken) { return result }
+        if let result = waitReadable(descriptor, milliseconds: milliseconds, wake: wake, hangUp: broken) { return result }
         var sender = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let count = withUnsafeMutablePointer(to: &sender) {
