@@ -68,10 +68,13 @@ public final class NMEAFeed: Sendable {
 
     private struct WeakTap {
         weak var tap: (any NMEAFeedTap)?
+        let identifier: ObjectIdentifier
     }
 
     private struct State {
-        var taps: [ObjectIdentifier: WeakTap] = [:]
+        /// The sources reading, in the order they started: an array, not a dictionary, so that
+        /// the reader's copy of it once a read costs no hashing.
+        var taps: [WeakTap] = []
         var signal: StopSignal?
         var chosenBaud: Int?
         var runningReaders = 0
@@ -114,7 +117,8 @@ public final class NMEAFeed: Sendable {
     /// Adds a source to those the lines go to, and starts reading if none was.
     package func attach(_ tap: any NMEAFeedTap) {
         let signal: StopSignal? = state.withLock { state in
-            state.taps[ObjectIdentifier(tap)] = WeakTap(tap: tap)
+            state.taps.removeAll { $0.identifier == ObjectIdentifier(tap) }
+            state.taps.append(WeakTap(tap: tap, identifier: ObjectIdentifier(tap)))
             guard state.signal == nil else { return nil }
             let signal = StopSignal(wakesPoll: true)
             state.signal = signal
@@ -135,7 +139,7 @@ public final class NMEAFeed: Sendable {
     /// - Parameter tap: The source's `ObjectIdentifier` (a source going away can still give it).
     package func detach(_ tap: ObjectIdentifier) {
         state.withLock { state in
-            state.taps[tap] = nil
+            state.taps.removeAll { $0.identifier == tap || $0.tap == nil }
             if state.taps.isEmpty {
                 state.signal?.stop()
                 state.signal = nil
@@ -145,7 +149,7 @@ public final class NMEAFeed: Sendable {
 
     /// The sources reading now.
     fileprivate var taps: [any NMEAFeedTap] {
-        state.withLock { state in state.taps.values.compactMap(\.tap) }
+        state.withLock { state in state.taps.compactMap(\.tap) }
     }
 
     fileprivate func setChosenBaud(_ baud: Int) {
@@ -282,6 +286,7 @@ private struct NMEAFeedReader: Sendable {
     ) -> ByteStreamFailure {
         var hasBytes = false
         var assemblers: [UInt64: Splitter] = [:]
+        var single = Splitter(configuration.endpoint.framing, maximumLineLength: configuration.maximumLineLength)
         let isDatagram = if case .udp = configuration.endpoint.transport { true } else { false }
         var lastBytesAt = ContinuousClock.now
         let limit = configuration.maximumLineLength
@@ -297,24 +302,33 @@ private struct NMEAFeedReader: Sendable {
                     backoff.reset()
                 }
                 let date = Date()
-                if assemblers[sender] == nil, assemblers.count >= Self.maximumSenders {
+                if isDatagram, assemblers.count >= Self.maximumSenders, assemblers[sender] == nil {
                     assemblers.removeAll(keepingCapacity: true)  // a flood of senders: start again, memory flat
                 }
-                var assembler = assemblers.removeValue(forKey: sender) ?? Splitter(configuration.endpoint.framing, maximumLineLength: limit)
+                // A stream has one sender: its splitter stays in `single`, no dictionary per read.
+                var assembler = isDatagram
+                    ? assemblers.removeValue(forKey: sender) ?? Splitter(configuration.endpoint.framing, maximumLineLength: limit)
+                    : single
                 let bytes = UnsafeBufferPointer(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
                 let deliver = { (piece: StreamPiece) in for tap in taps { tap.feedReceived(piece, at: date) } }
                 assembler.append(bytes, deliver)
                 if isDatagram { assembler.flushCompleteSentence(deliver) }
-                if assembler.hasPartial { assemblers[sender] = assembler }
+                if !isDatagram {
+                    single = assembler
+                } else if assembler.hasPartial {
+                    assemblers[sender] = assembler
+                }
                 for tap in taps { tap.feedReadEnded() }
             case .timedOut:
                 if let timeout = configuration.endpoint.noDataTimeout, case .tcp = configuration.endpoint.transport,
                     now - lastBytesAt >= timeout
                 {
+                    assemblers[0] = single
                     dropPartialLines(&assemblers, taps)
                     return ByteStreamFailure(code: .sourceUnavailable, reason: "\(configuration.endpoint) sent nothing for \(timeout) (no_data_timeout); reconnecting")
                 }
             case .ended(let failure):
+                if !isDatagram { assemblers[0] = single }
                 dropPartialLines(&assemblers, taps)
                 return failure
             }
