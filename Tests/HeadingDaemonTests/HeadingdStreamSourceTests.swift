@@ -298,9 +298,9 @@ struct HeadingdStreamSourceTests {
     static let endMarker = Sentence.make("ZZHDT,123.456,T")
 
     /// Every text recording in Tests/Fixtures gives the same headings and faults through a TCP
-    /// feed and through UDP datagrams as replayed from the file (timestamps aside).
+    /// feed, UDP datagrams and a serial line as replayed from the file (timestamps aside).
     @Test(arguments: textRecordings)
-    func aRecordingReadsTheSameReplayedAsOverTCPAndUDP(_ name: String) async throws {
+    func aRecordingReadsTheSameReplayedAsOverTCPUDPAndASerialLine(_ name: String) async throws {
         let path = Self.fixtures.appendingPathComponent(name).path
         let replay = try await DaemonProcess.run(["--source", "replay:\(path)", "--speed", "max", "--format", "json", "--stale-after", "3600"])
         let expected = Self.comparable(replay)
@@ -328,6 +328,22 @@ struct HeadingdStreamSourceTests {
         #expect(await udp.wait(timeout: .seconds(20)) { output, _ in output.contains("123.456") }, "\(name): \(udp.errors)")
         await Self.stop(udp)
         #expect(Self.comparable(udp) == expected, "\(name) over UDP: \(Self.difference(Self.comparable(udp), expected))")
+        // A serial line: the file written into a pty at 4800 baud.
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ends = (directory.appendingPathComponent("instrument").path, directory.appendingPathComponent("headingd").path)
+        let pair = try PTYPair(ends)
+        defer { pair.end() }
+        let url = "serial://\(ends.1)?baud=4800"
+        let serial = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "3600"])
+        try serial.start()
+        #expect(await serial.wait(timeout: .seconds(10), untilErrorsContain: "\(url): open"))
+        let instrument = ends.0
+        let all = bytes + Array(("\n" + Self.endMarker).utf8)
+        #expect(await offCooperativePool { PTYPair.write(bytes: all, to: instrument) })
+        #expect(await serial.wait(timeout: .seconds(20)) { output, _ in output.contains("123.456") }, "\(name): \(serial.errors)")
+        await Self.stop(serial)
+        #expect(Self.comparable(serial) == expected, "\(name) over a serial line: \(Self.difference(Self.comparable(serial), expected))")
     }
 
     @Test func aBinaryStreamIsReportedOnceNotOnceALine() async throws {

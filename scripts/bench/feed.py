@@ -4,9 +4,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Usage: feed.py --headingd PATH [--seconds S] [--rate HZ] [--sentences N] [--rounds R]
 
-Live: two feed servers on loopback send the same lines (Tests/Fixtures/gpsd-logs, NMEA only, in
-a loop) at RATE lines a second for S seconds, one to headingd (--source tcp://…), one to gpsd
-(gpsd -N -n tcp://…, with no client, so only its reading and decoding count), started together.
+Live: three feed servers on loopback send the same lines (Tests/Fixtures/gpsd-logs, NMEA only, in
+a loop) at RATE lines a second for S seconds, started together: one to headingd (--source
+tcp://…), one to gpsd alone (gpsd -N -n tcp://…, with no client, so only its reading and decoding
+count), and one to gpsd with headingd reading that gpsd (--source gpsd://…): the way headingd had
+to read a feed before it read one itself, whose cost is the two processes' sum.
 Each process's CPU (utime + stime from /proc/PID/stat) and its wake-ups (voluntary context
 switches of all its threads) are read at the end.
 
@@ -92,23 +94,28 @@ def nmea_lines():
 def live(headingd, rate, seconds):
     lines = nmea_lines()
     start = threading.Event()
-    servers = [listen(), listen()]
+    servers = [listen(), listen(), listen()]
     threads = [threading.Thread(target=serve_paced, args=(server, lines, rate, seconds, start)) for server, _ in servers]
     for thread in threads:
         thread.start()
     devnull = subprocess.DEVNULL
-    reader = subprocess.Popen([headingd, "--source", f"tcp://127.0.0.1:{servers[0][1]}", "--format", "json", "--stale-after", "3600"],
-                              stdout=devnull, stderr=devnull)
-    gpsd_port = servers[1][1] + 1000
-    gpsd = subprocess.Popen(["/usr/sbin/gpsd", "-N", "-n", "-S", str(gpsd_port), f"tcp://127.0.0.1:{servers[1][1]}"],
-                            stdout=devnull, stderr=devnull)
-    time.sleep(1.5)  # both connected and started up; the measurement counts from here
-    before = {name: (cpu_seconds(p.pid), wakeups(p.pid)) for name, p in (("headingd", reader), ("gpsd", gpsd))}
+    quiet = dict(stdout=devnull, stderr=devnull)
+    processes = {
+        "headingd": subprocess.Popen([headingd, "--source", f"tcp://127.0.0.1:{servers[0][1]}", "--format", "json", "--stale-after", "3600"], **quiet),
+        "gpsd": subprocess.Popen(["/usr/sbin/gpsd", "-N", "-n", "-S", str(servers[1][1] + 1000), f"tcp://127.0.0.1:{servers[1][1]}"], **quiet),
+        "gpsd (behind headingd)": subprocess.Popen(
+            ["/usr/sbin/gpsd", "-N", "-n", "-S", str(servers[2][1] + 1000), f"tcp://127.0.0.1:{servers[2][1]}"], **quiet),
+    }
+    time.sleep(0.5)
+    processes["headingd through gpsd"] = subprocess.Popen(
+        [headingd, "--source", f"gpsd://127.0.0.1:{servers[2][1] + 1000}", "--format", "json", "--stale-after", "3600"], **quiet)
+    time.sleep(1.5)  # all connected and started up; the measurement counts from here
+    before = {name: (cpu_seconds(p.pid), wakeups(p.pid)) for name, p in processes.items()}
     start.set()
     for thread in threads:
         thread.join()
-    after = {name: (cpu_seconds(p.pid), wakeups(p.pid)) for name, p in (("headingd", reader), ("gpsd", gpsd))}
-    for process in (reader, gpsd):
+    after = {name: (cpu_seconds(p.pid), wakeups(p.pid)) for name, p in processes.items()}
+    for process in processes.values():
         process.terminate()
         process.wait()
     return {name: (after[name][0] - before[name][0], after[name][1] - before[name][1]) for name in after}
@@ -153,9 +160,12 @@ def main():
     for rate in (arguments.rate, arguments.rate * 5):
         results = live(arguments.headingd, rate, arguments.seconds)
         (h_cpu, h_wake), (g_cpu, g_wake) = results["headingd"], results["gpsd"]
+        behind = results["gpsd (behind headingd)"][0] + results["headingd through gpsd"][0]
         ratio = h_cpu / g_cpu if g_cpu > 0 else float("nan")
-        print(f"live {rate:g} lines/s for {arguments.seconds:g} s: headingd {h_cpu * 1000:.0f} ms CPU, {h_wake} wake-ups; "
-              f"gpsd {g_cpu * 1000:.0f} ms CPU, {g_wake} wake-ups; headingd/gpsd CPU {ratio:.2f}")
+        print(f"live {rate:g} lines/s for {arguments.seconds:g} s: headingd direct {h_cpu * 1000:.0f} ms CPU, {h_wake} wake-ups; "
+              f"gpsd alone {g_cpu * 1000:.0f} ms CPU, {g_wake} wake-ups; headingd/gpsd CPU {ratio:.2f}; "
+              f"gpsd + headingd through it {behind * 1000:.0f} ms ({results['gpsd (behind headingd)'][0] * 1000:.0f} + "
+              f"{results['headingd through gpsd'][0] * 1000:.0f}); direct/that {h_cpu / behind if behind > 0 else float('nan'):.2f}")
     tcp_runs, replay_runs = [], []
     for _ in range(arguments.rounds):
         tcp, replay = flat_out(arguments.headingd, arguments.file, arguments.headings)

@@ -186,35 +186,46 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
     package func feedReceived(_ piece: StreamPiece, at date: Date) {
         // A heading waits for the end of its read (one batch for a burst, at once for a lone
         // sentence); anything else goes out after the headings before it.
-        let (report, batch): (HeadingSourceReport?, [Heading]) = state.withLock { state in
+        let (report, pending): (HeadingSourceReport?, Pending) = state.withLock { state in
             let report = decode(piece, at: date, &state)
             if case .heading(let heading) = report {
                 state.pending.append(heading)
-                guard state.pending.count >= Self.batchSize else { return (nil, []) }
-                defer { state.pending = [] }
-                return (nil, state.pending)
+                return (nil, state.pending.count >= Self.batchSize ? Self.take(&state) : .none)
             }
-            guard report != nil else { return (nil, []) }
-            defer { state.pending = [] }
-            return (report, state.pending)
+            return (report, report == nil ? .none : Self.take(&state))
         }
-        deliver(batch)
+        deliver(pending)
         if let report { state.report(report, from: self) }
     }
 
     package func feedReadEnded() {
-        deliver(state.withLock { state in
-            defer { state.pending = [] }
-            return state.pending
-        })
+        deliver(state.withLock { Self.take(&$0) })
+    }
+
+    /// Headings taken from the state to report.
+    private enum Pending {
+        case none
+        case one(Heading)
+        case batch([Heading])
+    }
+
+    /// Takes the pending headings, keeping the array's storage for the next read: a lone heading
+    /// costs no array, a batch one copy of exactly its size.
+    private static func take(_ state: inout State) -> Pending {
+        defer { state.pending.removeAll(keepingCapacity: true) }
+        switch state.pending.count {
+        case 0: return .none
+        case 1: return .one(state.pending[0])
+        default: return .batch(Array(state.pending))
+        }
     }
 
     /// Reports headings: a lone one as itself, several as a batch.
-    private func deliver(_ headings: [Heading]) {
-        if headings.count == 1 {
-            state.report(.heading(headings[0]), from: self)
-        } else if !headings.isEmpty {
-            state.report(headings: headings, from: self)
+    private func deliver(_ pending: Pending) {
+        switch pending {
+        case .none: break
+        case .one(let heading): state.report(.heading(heading), from: self)
+        case .batch(let headings): state.report(headings: headings, from: self)
         }
     }
 
