@@ -90,7 +90,7 @@ struct HeadingdGPSDTests {
         ("gpsd://host:0", "is not a gpsd source: the port must be a number from 1 to 65535"),
         ("gpsd://[::1", "is not a gpsd source: an IPv6 address must end with ]"),
         ("gpsd:///run/gpsd.sock", "gpsd's is its control socket, not for clients: give gpsd's TCP address, gpsd://HOST[:PORT]"),
-        ("tcp://127.0.0.1:2947", "gpsd://HOST:PORT"),
+        ("gps://127.0.0.1:2947", "gpsd://HOST:PORT"),
     ])
     func badGpsdURLsAreRefused(url: String, reason: String) async throws {
         let daemon = try await DaemonProcess.run(["--source", url])

@@ -22,7 +22,7 @@ struct AllocationBudgetTests {
     /// (the sentence's bytes, and one notification per 256 headings); live, one notification per
     /// heading, 6.
     #if DEBUG
-    static let budget = (heading: 177.4, decoding: 161.4, batchedHeading: 166.6, streamDecoding: 161.5)
+    static let budget = (heading: 177.4, decoding: 161.4, batchedHeading: 166.6, streamDecoding: 146.4)
     #else
     static let budget = (heading: 6.0, decoding: 1.001, batchedHeading: 1.03, streamDecoding: 1.01)
     #endif
@@ -182,8 +182,9 @@ struct AllocationBudgetTests {
                 }
             }
         }
-        feed(Self.lines(count: 310).flatMap { $0 + [0x0D, 0x0A] })  // warm
-        let stream = Self.lines(count: 3100).flatMap { $0 + [0x0D, 0x0A] }
+        let lineEnd: [UInt8] = [0x0D, 0x0A]
+        feed(Self.lines(count: 310).flatMap { $0 + lineEnd })  // warm
+        let stream: [UInt8] = Self.lines(count: 3100).flatMap { $0 + lineEnd }
         headings = 0
         allocation_counting_start()
         feed(stream)
