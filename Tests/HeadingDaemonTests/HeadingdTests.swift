@@ -153,7 +153,7 @@ struct HeadingdTests {
 }
 
 /// Standard output that cannot be written: an error and a non-zero exit, never a silent success.
-@Suite(.processSlot, .timeLimit(.minutes(1)))
+@Suite(.processSlot, .timeLimit(.minutes(2)))
 struct HeadingdOutputFailureTests {
     @Test(arguments: [
         ["--count", "100", "--rate", "1000"],
