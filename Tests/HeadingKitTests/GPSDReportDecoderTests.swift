@@ -89,7 +89,7 @@ struct GPSDReportDecoderTests {
         let report = try decode(
             #"{"class":"TPV","device":"/dev/ttyS0","mode":3,"time":"2024-05-01T12:00:00.000Z","track":359.5,"magtrack":1.5,"magvar":-2.0,"speed":4.2}"#
         )
-        guard case .position(let course?, let speed, _, _, let time, _) = report else {
+        guard case .position(let course?, let speed, _, _, let time, _, _) = report else {
             Issue.record("no course: \(report)")
             return
         }
@@ -102,7 +102,7 @@ struct GPSDReportDecoderTests {
     }
 
     @Test func tpvMagneticCourseComesFromVariationWhenMagtrackIsMissing() throws {
-        guard case .position(let course?, _, _, _, _, _) = try decode(#"{"class":"TPV","mode":2,"track":100.0,"magvar":5.0}"#)
+        guard case .position(let course?, _, _, _, _, _, _) = try decode(#"{"class":"TPV","mode":2,"track":100.0,"magvar":5.0}"#)
         else {
             Issue.record("no course")
             return
@@ -114,6 +114,29 @@ struct GPSDReportDecoderTests {
     @Test func tpvWithoutAFixOrTrackGivesNoCourse() throws {
         #expect(try decode(#"{"class":"TPV","mode":1,"track":100.0,"speed":3}"#) == .position(course: nil, speed: 3, fix: nil, variation: nil, time: nil, device: nil))
         #expect(try decode(#"{"class":"TPV","mode":3,"speed":3}"#) == .position(course: nil, speed: 3, fix: nil, variation: nil, time: nil, device: nil))
+    }
+
+    /// gpsd's moving-base heading (`relH`, from a u-blox RELPOSNED): a dual-antenna heading, read
+    /// only with a fix, and delivered by the line decoder in place of the course.
+    @Test func tpvRelativeHeadingIsADualAntennaHeading() throws {
+        let line = #"{"class":"TPV","device":"/dev/ttyACM0","mode":3,"lat":54.5,"lon":10.2,"track":80.0,"speed":0.1,"relH":123.45,"relL":1.2}"#
+        guard case .position(_, _, _, _, _, _, let relative?) = try decode(line) else {
+            Issue.record("no relative heading")
+            return
+        }
+        #expect(relative.trueHeading == 123.45)
+        #expect(relative.kind == .gnssCompass)
+        #expect(try GPSDReportDecoder.decodeWithJSONDecoder(Array(line.utf8)) == decode(line), "both readers agree")
+        guard case .position(_, _, _, _, _, _, nil) = try decode(#"{"class":"TPV","mode":1,"relH":123.45}"#) else {
+            Issue.record("a relative heading without a fix")
+            return
+        }
+        #expect(throws: LineDecodingError.self) { try decode(#"{"class":"TPV","mode":3,"relH":400}"#) }
+        var decoder = HeadingLineDecoder(path: nil, sourceName: "gpsd", timestamping: .reception)
+        let output = decoder.decode(Array(line.utf8), number: 1, receivedAt: Date(timeIntervalSince1970: 0))
+        #expect(output.report?.heading?.trueHeading == 123.45)
+        #expect(output.report?.heading?.kind == .gnssCompass)
+        #expect(output.report?.heading?.position?.latitude == 54.5)
     }
 
     @Test func tpvTimeMayBeSecondsSinceTheEpoch() throws {

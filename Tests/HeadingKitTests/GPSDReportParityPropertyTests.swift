@@ -23,7 +23,7 @@ struct GPSDReportParityPropertyTests {
     }
 
     static let keys = ["class", "device", "time", "heading", "mheading", "mag_st", "pitch", "roll", "mode", "track", "magtrack",
-        "magvar", "lat", "lon", "alt", "altHAE", "speed", "path", "activated", "message", "ept", "heading", "x"]
+        "magvar", "lat", "lon", "alt", "altHAE", "speed", "path", "activated", "message", "ept", "heading", "relH", "x"]
     static let values = [
         "\"ATT\"", "\"TPV\"", "\"DEVICE\"", "\"ERROR\"", "\"SKY\"", "\"/dev/pts/1\"", "\"2026-01-01T00:00:00.000Z\"", "\"2026-13-01T00:00:00Z\"",
         "\"C\"", "\"N\"", "\"a\\\"b\"", "\"é\"", "\"\"", "274.07", "-0", "0", "2", "2.0", "1e2", "-1.5E-3", "007", "1.", ".5", "-",

@@ -6,7 +6,8 @@ import Foundation
 /// Turns gpsd JSON reports into ``GPSDReport``s: pure functions, no state, no I/O.
 ///
 /// Reads `ATT` (`heading` as true heading, `mheading` as magnetic where gpsd sends it, `mag_st`,
-/// `pitch`, `roll`, `time`), `TPV` (`mode`, `lat`, `lon`, `altHAE` or `alt`, `track`, `magtrack`, `magvar`, `speed`, `time`),
+/// `pitch`, `roll`, `time`), `TPV` (`mode`, `lat`, `lon`, `altHAE` or `alt`, `track`, `magtrack`, `magvar`, `speed`, `time`,
+/// and `relH`, a moving-base receiver's heading),
 /// `DEVICE` (`path`, `activated`: 0 means the device went away) and `ERROR` (`message`). Unknown
 /// classes and fields are ignored. Values out of range are errors, never wrapped.
 public enum GPSDReportDecoder {
@@ -107,8 +108,11 @@ public enum GPSDReportDecoder {
             if altitude == nil { altitude = try bounded(raw.alt, "alt", -1000...100_000) }
             fix = GeographicPosition(latitude: latitude, longitude: longitude, altitude: altitude)
         }
+        // A moving-base heading (u-blox RELPOSNED through gpsd): true heading of a dual-antenna GNSS,
+        // with neither accuracy nor validity (gpsd passes neither on); only with a fix.
+        let relative = try heading(raw.relH, "relH").flatMap { hasFix ? HeadingReading(trueHeading: $0, kind: .gnssCompass) : nil }
         guard hasFix, let track else {
-            return .position(course: nil, speed: speed, fix: fix, variation: variation, time: time, device: raw.device)
+            return .position(course: nil, speed: speed, fix: fix, variation: variation, time: time, device: raw.device, relativeHeading: relative)
         }
         let course = HeadingReading(
             trueHeading: track,
@@ -116,7 +120,7 @@ public enum GPSDReportDecoder {
             magneticVariation: variation,
             kind: .courseOverGround
         )
-        return .position(course: course, speed: speed, fix: fix, variation: variation, time: time, device: raw.device)
+        return .position(course: course, speed: speed, fix: fix, variation: variation, time: time, device: raw.device, relativeHeading: relative)
     }
 
     private static func heading(_ value: Double?, _ name: String) throws(LineDecodingError) -> Double? {
@@ -212,6 +216,7 @@ public enum GPSDReportDecoder {
         var track: Double?
         var magtrack: Double?
         var magvar: Double?
+        var relH: Double?
         var lat: Double?
         var lon: Double?
         var alt: Double?
@@ -331,7 +336,7 @@ public enum GPSDReportDecoder {
         /// The keys HeadingKit reads, spelled as gpsd spells them.
         private enum Field: String, CaseIterable {
             case `class`, device, time, heading, mheading, mag_st, pitch, roll, mode, track, magtrack, magvar, lat, lon, alt, altHAE, speed, path,
-                activated, message
+                activated, message, relH
 
             /// Each key's bytes, its field, and the field's bit in a set of fields seen.
             private static let table = allCases.enumerated().map { index, field in
@@ -382,7 +387,7 @@ public enum GPSDReportDecoder {
             case (.heading, .number(let range)), (.mheading, .number(let range)), (.pitch, .number(let range)),
                 (.roll, .number(let range)), (.track, .number(let range)), (.magtrack, .number(let range)),
                 (.magvar, .number(let range)), (.lat, .number(let range)), (.lon, .number(let range)), (.alt, .number(let range)),
-                (.altHAE, .number(let range)), (.speed, .number(let range)):
+                (.altHAE, .number(let range)), (.speed, .number(let range)), (.relH, .number(let range)):
                 guard let value = double(range) else { return false }
                 switch field {
                 case .heading: raw.heading = value
@@ -396,6 +401,7 @@ public enum GPSDReportDecoder {
                 case .lon: raw.lon = value
                 case .alt: raw.alt = value
                 case .altHAE: raw.altHAE = value
+                case .relH: raw.relH = value
                 default: raw.speed = value
                 }
             default:

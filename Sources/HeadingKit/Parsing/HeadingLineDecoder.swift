@@ -272,9 +272,14 @@ public struct HeadingLineDecoder: Sendable {
             if let reading { output.report = deliver(reading, receivedAt: receivedAt) }
         case .attitudeAlarm(let code, let reason, _, _):
             output.report = alarm(code, reason, number: number, receivedAt: receivedAt)
-        case .position(let course, let speed, let fix, let variation, _, _):
+        case .position(let course, let speed, let fix, let variation, _, _, let relativeHeading):
             if let fix { lastPosition = fix }
             if let variation { lastVariation = variation }
+            // A dual-antenna heading is better than the course: it is the report's heading.
+            if let relativeHeading {
+                output.report = deliver(relativeHeading, receivedAt: receivedAt)
+                return output
+            }
             guard let course, let speed, speed >= minimumCourseSpeed else { return output }
             guard number - lastCourseSentenceLine > Self.courseDuplicateWindow else {
                 output.isDuplicate = true
