@@ -181,35 +181,15 @@ final class GPSDConnection {
 
     /// Why a TCP connection to `host:port` fails, as the system says (`ECONNREFUSED`, `EACCES`,
     /// …, `ETIMEDOUT` after `timeout` without an answer, `ECANCELED` when `signal` was set while
-    /// waiting); `nil` when it does not fail or the host cannot be resolved.
+    /// waiting); `nil` when it does not fail or the host cannot be resolved. The stream sources'
+    /// connect (`TCPClientStream`), closed at once.
     static func connectionError(host: String, port: UInt16, timeout: Duration, signal: StopSignal) -> Int32? {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var result: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &result) == 0, let address = result else { return nil }
-        defer { freeaddrinfo(result) }
-        let socketDescriptor = socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socketDescriptor >= 0 else { return errno }
-        defer { Glibc.close(socketDescriptor) }
-        if connect(socketDescriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return nil }
-        guard errno == EINPROGRESS else { return errno }
-        // Waits in slices of at most 100 ms, so that a stop is seen promptly.
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        var request = pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0)
-        while true {
-            if signal.isStopped { return ECANCELED }
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { return ETIMEDOUT }
-            let slice = min(remaining, .milliseconds(100))
-            let milliseconds = Int32(slice.components.seconds * 1000 + slice.components.attoseconds / 1_000_000_000_000_000) + 1
-            let ready = poll(&request, 1, milliseconds)
-            if ready == 1 { break }
-            if ready < 0, errno != EINTR { return errno }
+        do throws(ByteStreamFailure) {
+            try TCPClientStream(host: host, port: port, timeout: timeout, signal: signal).close()
+            return nil
+        } catch {
+            return error.errorNumber
         }
-        var error: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        getsockopt(socketDescriptor, SOL_SOCKET, SO_ERROR, &error, &length)
-        return error == 0 ? nil : error
     }
 
     /// Closes the socket; safe to call more than once.

@@ -145,7 +145,8 @@ struct HeadingdStreamSourceTests {
 
     @Test func aFeedThatCutsMidSentenceOrStallsIsReconnectedAndNeverMisread() async throws {
         let server = try FeedServer()
-        let url = "tcp://127.0.0.1:\(server.port)?no_data_timeout=1"
+        // 4 s: long enough that a loaded machine's test steps never look like a stall to headingd.
+        let url = "tcp://127.0.0.1:\(server.port)?no_data_timeout=4"
         let daemon = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "30"])
         try daemon.start()
         // 1: a heading, then half a sentence and the connection drops.
@@ -157,9 +158,12 @@ struct HeadingdStreamSourceTests {
         let second = try #require(await server.accept())
         second.send("0.0,T*00\r\n" + Sentence.make("HEHDT,30.0,T"))
         #expect(await Self.waitForHeadings(daemon, 2), "stderr: \(daemon.errors)")
-        // … then it stalls: after no_data_timeout (1 s) headingd calls it dead and connects again.
-        let third = try #require(await server.accept(timeout: .seconds(10)))
-        #expect(daemon.errors.contains("sent nothing for 1.0 seconds (no_data_timeout); reconnecting"), "stderr: \(daemon.errors)")
+        // … then it stalls: after no_data_timeout (4 s) headingd calls it dead and connects again.
+        let third = try #require(await server.accept(timeout: .seconds(20)))
+        #expect(
+            await daemon.wait(timeout: .seconds(10), untilErrorsContain: "sent nothing for 4.0 seconds (no_data_timeout); reconnecting"),
+            "stderr: \(daemon.errors)"
+        )
         third.send(Sentence.make("HEHDT,40.0,T"))
         #expect(await Self.waitForHeadings(daemon, 3), "stderr: \(daemon.errors)")
         await Self.stop(daemon)

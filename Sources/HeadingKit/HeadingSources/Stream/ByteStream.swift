@@ -42,18 +42,24 @@ package struct ByteStreamFailure: Error, Sendable {
     package let reason: String
     /// Whether trying again can help: not for standard input at its end.
     package var isFinal = false
+    /// The system's error number, where the system gave one (`ETIMEDOUT` for a connection that got
+    /// no answer in time, `ECANCELED` for one stopped while it waited).
+    package var errorNumber: Int32?
 
-    package init(code: HeadingFault.Code, reason: String, isFinal: Bool = false) {
+    package init(code: HeadingFault.Code, reason: String, isFinal: Bool = false, errorNumber: Int32? = nil) {
         self.code = code
         self.reason = reason
         self.isFinal = isFinal
+        self.errorNumber = errorNumber
     }
 
     /// A failure from a system error number: `EACCES` and `EPERM` are refusals
     /// (``HeadingFault/Code/permissionDenied``), anything else `code`.
     package static func system(_ error: Int32, _ what: String, otherwise code: HeadingFault.Code = .sourceUnavailable) -> ByteStreamFailure {
         let refused = error == EACCES || error == EPERM
-        return ByteStreamFailure(code: refused ? .permissionDenied : code, reason: "\(what): \(String(cString: strerror(error)))")
+        return ByteStreamFailure(
+            code: refused ? .permissionDenied : code, reason: "\(what): \(String(cString: strerror(error)))", errorNumber: error
+        )
     }
 }
 

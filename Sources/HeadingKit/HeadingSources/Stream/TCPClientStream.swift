@@ -9,8 +9,10 @@ import Darwin
 
 /// A TCP connection to a multiplexer or a gateway, read as a client.
 ///
-/// Connecting waits at most the connect timeout, in slices that see a stop; the connection is
-/// then read with `poll(2)` and `read(2)`. The server closing it, or a reset, ends it.
+/// Connecting waits at most the connect timeout, in slices of 100 ms that see a stop (a firewall
+/// that drops packets holds a blocking `connect(2)` for minutes); the connection is then read with
+/// `poll(2)` and `read(2)`. The server closing it, or a reset, ends it. The gpsd source uses the
+/// same connect to learn the system's reason before libgps connects (`GPSDConnection`).
 package final class TCPClientStream: ByteStream {
     private var descriptor: Int32 = -1
     private let name: String
@@ -50,12 +52,18 @@ package final class TCPClientStream: ByteStream {
                     Glibc.close(socketDescriptor)
                     throw ByteStreamFailure(
                         code: .sourceUnavailable,
-                        reason: signal.isStopped ? "stopped while connecting to \(name)" : "no answer from \(name) within \(timeout)"
+                        reason: signal.isStopped ? "stopped while connecting to \(name)" : "no answer from \(name) within \(timeout)",
+                        errorNumber: signal.isStopped ? ECANCELED : ETIMEDOUT
                     )
                 }
                 let slice = min(remaining, .milliseconds(100))
                 let ready = poll(&request, 1, Int32(slice.components.attoseconds / 1_000_000_000_000_000 + slice.components.seconds * 1000) + 1)
                 if ready == 1 { break }
+                if ready < 0, errno != EINTR {
+                    let error = errno
+                    Glibc.close(socketDescriptor)
+                    throw .system(error, "cannot connect to \(name)")
+                }
             }
             var socketError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
