@@ -219,6 +219,38 @@ struct HeadingdStreamSourceTests {
         #expect(daemon.errors.components(separatedBy: "a sentence was cut short (9 bytes").count == 2, "stderr: \(daemon.errors)")
     }
 
+    /// Hostile peers on UDP: 300 senders each leaving half a line (the per-sender lines are
+    /// bounded in number and length), then 4 MiB of random bytes in datagrams; memory stays flat
+    /// and a good sentence afterwards is still a heading.
+    @Test func hostileDatagramsCostNoMemoryAndGoodOnesStillArrive() async throws {
+        let port = GPSFake.freePort()
+        let url = "udp://:\(port)"
+        let daemon = DaemonProcess(arguments: ["--source", url, "--format", "json", "--stale-after", "3600"])
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "\(url): open"), "stderr: \(daemon.errors)")
+        let first = try UDPSender(port: port)
+        first.send(Sentence.make("HEHDT,1.0,T"))
+        #expect(await Self.waitForHeadings(daemon, 1), "stderr: \(daemon.errors)")
+        let before = try #require(daemon.residentKiB)
+        await offCooperativePool {
+            for _ in 0..<300 {
+                guard let sender = try? UDPSender(port: port) else { continue }
+                sender.send(bytes: Array("$HEHDT,".utf8) + [UInt8](repeating: UInt8(ascii: "9"), count: 1000))
+            }
+            var generator = SystemRandomNumberGenerator()
+            guard let noise = try? UDPSender(port: port) else { return }
+            for index in 0..<(4 * 1024) {
+                noise.send(bytes: (0..<1024).map { _ in UInt8.random(in: 0...255, using: &generator) })
+                if index % 64 == 63 { usleep(1000) }  // the socket's buffer, not headingd, would drop the rest
+            }
+        }
+        first.send(Sentence.make("HEHDT,2.0,T"))
+        #expect(await daemon.wait(timeout: .seconds(20)) { output, _ in output.contains(#""trueHeading":2.0"#) }, "stderr: \(daemon.errors.suffix(2000))")
+        let after = try #require(daemon.residentKiB)
+        await Self.stop(daemon)
+        #expect(after - before < 4096, "resident memory grew from \(before) KiB to \(after) KiB")
+    }
+
     @Test func aSourceThatHearsNoHeadingSaysWhatItHeardOnce() async throws {
         let port = GPSFake.freePort()
         let url = "udp://:\(port)?talker=HE"
