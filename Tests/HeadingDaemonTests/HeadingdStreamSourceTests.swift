@@ -536,7 +536,7 @@ struct HeadingdDriverSourceTests {
         await HeadingdStreamSourceTests.stop(missing)
     }
 
-    @Test func standardInputIsASourceAndItsEndIsSaidOnce() async throws {
+    @Test func standardInputIsASourceAndItsEndEndsHeadingd() async throws {
         let process = Process()
         process.executableURL = DaemonProcess.executableURL
         process.arguments = ["--source", "stdin:", "--format", "json", "--stale-after", "30"]
@@ -552,25 +552,14 @@ struct HeadingdDriverSourceTests {
         try process.run()
         input.fileHandleForWriting.write(Data((Sentence.make("HEHDT,45.0,T") + Sentence.make("HEHDT,46.0,T")).utf8))
         try input.fileHandleForWriting.close()
-        let printed = await offCooperativePool { output.fileHandleForReading.availableData }
-        let text = String(decoding: printed, as: UTF8.self)
-        #expect(text.contains(#""trueHeading":45.0"#), "\(text)")
-        // The end of standard input is said on standard error (read until it is, bounded).
-        let said = await offCooperativePool { () -> String in
-            var errorText = ""
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !errorText.contains("standard input ended"), ContinuousClock.now < deadline {
-                let chunk = errors.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                errorText += String(decoding: chunk, as: UTF8.self)
-            }
-            return errorText
-        }
-        kill(process.processIdentifier, SIGTERM)
-        let rest = await offCooperativePool { () -> String in
+        // As `cat log.nmea | headingd --source stdin:`: the headings, then headingd ends by itself.
+        let (text, rest) = await offCooperativePool { () -> (String, String) in
+            let printed = output.fileHandleForReading.readDataToEndOfFile()
+            let said = errors.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return said + String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (String(decoding: printed, as: UTF8.self), String(decoding: said, as: UTF8.self))
         }
+        #expect(text.contains(#""trueHeading":45.0"#) && text.contains(#""trueHeading":46.0"#), "\(text)")
         #expect(process.terminationStatus == 0, "\(rest)")
         #expect(rest.components(separatedBy: "sourceUnavailable: standard input ended").count == 2, "\(rest)")
     }

@@ -34,7 +34,8 @@ extension Headingd {
         115200 or auto, which tries them until checksummed sentences arrive), tcp://HOST:PORT (a \
         multiplexer or WiFi gateway; reconnects with backoff, and after no_data_timeout=SECONDS \
         without a byte, 10 by default, 0 for never), udp://:PORT or udp://ADDRESS:PORT (a \
-        multicast group is joined; each sender's lines are kept apart), stdin:, or \
+        multicast group is joined; each sender's lines are kept apart), stdin: (whose end ends \
+        headingd when every source is a replay or stdin:), or \
         exec:/path/to/driver?args=ARG,ARG (a program's standard output; its standard error is \
         logged; restarted with backoff when it exits). A device that goes away is a deviceLost \
         fault and is reopened with backoff; one this user may not read is permissionDenied, then \

@@ -117,16 +117,15 @@ struct HeadingPipeline {
     private func services(
         reloader: ConfigurationReloader, notifySocket: NotifySocket?, shutdown: ShutdownRequest
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
-        let replays = replays
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log"),
             // It ends its group itself (a reload) and returns only when the group tells it to.
             .init(service: reloader, serviceName: "configuration reloader"),
         ]
-        // Replays end headingd when they are all there is and all have ended; beside a live source
-        // they just stop, and nothing watches them.
-        if !replays.isEmpty, replays.count == sources.count {
-            services.append(.init(service: ReplayWatcher(sources: replays, whenAllEnded: { shutdown.request() }), serviceName: "replay"))
+        // Replays and standard input end headingd when they are all there is and all have ended;
+        // beside a live source they just stop, and nothing watches them.
+        if sources.allSatisfy({ ReplayWatcher.ending(of: $0) != nil }) {
+            services.append(.init(service: ReplayWatcher(sources: sources, whenAllEnded: { shutdown.request() }), serviceName: "replay"))
         }
         let notifier = notifySocket.map { socket in
             SystemdNotifier(

@@ -79,6 +79,11 @@ public final class NMEAFeed: Sendable {
         var chosenBaud: Int?
         var runningReaders = 0
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Whether the transport ended for good (standard input at its end).
+        var hasEnded = false
+        /// Whether a reader ran and was stopped (by its last source stopping), since the last start.
+        var hasStopped = false
+        var endWaiters: [CheckedContinuation<Bool, Never>] = []
     }
 
     /// What this feed reads, and how.
@@ -114,6 +119,31 @@ public final class NMEAFeed: Sendable {
         }
     }
 
+    /// Waits until the transport has ended for good — standard input at its end; nothing else ends
+    /// on its own — or the reader, once started, has stopped.
+    /// - Returns: `true` when the transport ended, `false` when the reader stopped first.
+    public func waitUntilEnded() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let answer: Bool? = state.withLock { state in
+                if state.hasEnded { return true }
+                if state.hasStopped { return false }
+                state.endWaiters.append(continuation)
+                return nil
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+    }
+
+    /// Records that the transport ended for good and wakes those waiting for it.
+    fileprivate func ended() {
+        let waiters = state.withLock { state in
+            state.hasEnded = true
+            defer { state.endWaiters = [] }
+            return state.endWaiters
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
+
     /// Adds a source to those the lines go to, and starts reading if none was.
     package func attach(_ tap: any NMEAFeedTap) {
         let signal: StopSignal? = state.withLock { state in
@@ -123,6 +153,7 @@ public final class NMEAFeed: Sendable {
             let signal = StopSignal(wakesPoll: true)
             state.signal = signal
             state.runningReaders += 1
+            state.hasStopped = false
             return signal
         }
         guard let signal else { return }
@@ -157,13 +188,18 @@ public final class NMEAFeed: Sendable {
     }
 
     private func readerEnded() {
-        let waiters = state.withLock { state in
+        let (waiters, endWaiters) = state.withLock { state in
             state.runningReaders -= 1
-            guard state.runningReaders == 0 else { return [CheckedContinuation<Void, Never>]() }
-            defer { state.stopWaiters = [] }
-            return state.stopWaiters
+            guard state.runningReaders == 0 else { return ([CheckedContinuation<Void, Never>](), [CheckedContinuation<Bool, Never>]()) }
+            if state.signal == nil { state.hasStopped = true }
+            defer {
+                state.stopWaiters = []
+                state.endWaiters = []
+            }
+            return (state.stopWaiters, state.endWaiters)
         }
         for waiter in waiters { waiter.resume() }
+        for waiter in endWaiters { waiter.resume(returning: false) }  // stopped: only a stop ends a reader
     }
 }
 
@@ -210,6 +246,7 @@ private struct NMEAFeedReader: Sendable {
             if failure.isFinal {
                 for tap in feed.taps { tap.feedFailed(failure, retryIn: nil) }
                 configuration.logger.notice("\(configuration.endpoint): \(failure.reason)")
+                feed.ended()
                 // Nothing more will come: wait for the stop, still ticking the sources' timers.
                 while !signal.wait(seconds: 0.25) { for tap in feed.taps { tap.feedTick(at: .now) } }
                 return
