@@ -167,7 +167,10 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
     /// Stops taking sentences; the feed closes its transport when no other source reads it. No
     /// report follows once the one in flight is delivered.
     public func stop() {
-        state.withLock { $0.isStarted = false }
+        state.withLock { state in
+            state.isStarted = false
+            state.pending.removeAll(keepingCapacity: true)  // a read's headings not yet reported: dropped
+        }
         feed.detach(ObjectIdentifier(self))
     }
 
