@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HeadingKit", targets: ["HeadingKit"]),
+        .library(name: "NMEA2000", targets: ["NMEA2000"]),
         .library(name: "HeadingKitGPSD", targets: ["HeadingKitGPSD"]),
         .library(name: "HeadingKitTesting", targets: ["HeadingKitTesting"]),
         .library(name: "HeadingOutputs", targets: ["HeadingOutputs"]),
@@ -39,9 +40,16 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
+        // NMEA 2000, pure: CAN identifiers, PGNs, fast packets, device NAMEs, the gateways'
+        // framings. No I/O; HeadingKit's sources read it.
+        .target(name: "NMEA2000"),
+        // Linux's SocketCAN headers (linux/can.h), for the socketcan:// source.
+        .target(name: "CSocketCAN"),
         .target(
             name: "HeadingKit",
             dependencies: [
+                "NMEA2000",
+                "CSocketCAN",
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
                 // `receive(on: DispatchQueue.main)`: DispatchQueue as an OpenCombine scheduler.
                 .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),

@@ -100,6 +100,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
         var offset = 0.0, smoothing = 0.0
         var table: DeviationTable?
         var talkers: [String]?, sentences: [String]?
+        var device = NMEA2000DeviceSelection.firstHeard
         var streamParameters: [String] = []
         for parameter in (parameters ?? "").split(separator: "&") {
             let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
@@ -108,7 +109,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
                 case .stream, .replay: true
                 case .simulation, .gpsd: false
             }
-            if takesSelection, parts[0] == "talker" || parts[0] == "sentences" || (parts[0] != "offset" && parts[0] != "smoothing" && parts[0] != "deviation" && kind.isStream) {
+            if takesSelection, parts[0] == "talker" || parts[0] == "sentences" || parts[0] == "device" || (parts[0] != "offset" && parts[0] != "smoothing" && parts[0] != "deviation" && kind.isStream) {
                 switch parts[0] {
                 case "talker":
                     let list = parts[1].split(separator: ",").map(String.init)
@@ -122,6 +123,11 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
                         return .failure(SettingError("source parameter sentences must be sentence types separated by commas (HDT,THS), not '\(parts[1].prefix(40))'"))
                     }
                     sentences = list
+                case "device":
+                    guard let chosen = NMEA2000DeviceSelection(parsing: parts[1]) else {
+                        return .failure(SettingError("source parameter device must be an NMEA 2000 address (0 to 253) or a device's 64-bit NAME, in decimal or 0x hex, not '\(parts[1].prefix(40))'"))
+                    }
+                    device = chosen
                 default:
                     streamParameters.append(String(parameter))
                 }
@@ -160,7 +166,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             let url = String(base) + (streamParameters.isEmpty ? "" : "?" + streamParameters.joined(separator: "&"))
             do throws(NMEAStreamEndpoint.ParseError) {
                 let endpoint = try NMEAStreamEndpoint(parsing: url)
-                kind = .stream(endpoint, NMEASentenceSelection(talkers: talkers ?? [], sentences: sentences ?? []))
+                kind = .stream(endpoint, NMEASentenceSelection(talkers: talkers ?? [], sentences: sentences ?? [], device: device))
             } catch {
                 return .failure(SettingError("'\(text.prefix(60))' is not a stream source: \(error.reason)"))
             }
@@ -171,7 +177,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             parameters: parameters.map(String.init)
         )
         specification.given = String(base)
-        specification.selection = NMEASentenceSelection(talkers: talkers ?? [], sentences: sentences ?? [])
+        specification.selection = NMEASentenceSelection(talkers: talkers ?? [], sentences: sentences ?? [], device: device)
         return .success(specification)
     }
 

@@ -14,6 +14,8 @@ package struct SilenceWatch: Sendable {
     private var hasHeading = false
     private var isReported = false
     private var lines = 0
+    /// Whether what arrived were NMEA 2000 frames, not lines.
+    private var isBus = false
     private var takenLines = 0
     /// Talkers seen, two bytes each, at most ``maximumKept``.
     private var talkers: [UInt16] = []
@@ -55,6 +57,15 @@ package struct SilenceWatch: Sendable {
         }
     }
 
+    /// Counts an NMEA 2000 frame or message and notes its PGN.
+    package mutating func saw(pgn: UInt32, source: UInt8) {
+        guard !hasHeading else { return }
+        lines += 1
+        isBus = true
+        let type = "PGN \(pgn) from \(source)"
+        if types.count < Self.maximumKept, !types.contains(type) { types.append(type) }
+    }
+
     /// The reason for a `stale` fault, once, when the source has been open `timeout` without a heading.
     /// - Parameters:
     ///   - now: Now.
@@ -69,10 +80,11 @@ package struct SilenceWatch: Sendable {
         if lines == 0 {
             reason += "nothing arrived"
         } else {
-            reason += "\(lines) line\(lines == 1 ? "" : "s"), none with a heading"
+            let unit = isBus ? "frame" : "line"
+            reason += "\(lines) \(unit)\(lines == 1 ? "" : "s"), none with a heading"
             let talkerNames = talkers.map { String(decoding: [UInt8($0 >> 8), UInt8($0 & 0xFF)], as: UTF8.self) }
             if !talkerNames.isEmpty { reason += "; talkers seen: \(talkerNames.joined(separator: ", "))" }
-            if !types.isEmpty { reason += "; sentences seen: \(types.joined(separator: ", "))" }
+            if !types.isEmpty { reason += "; \(isBus ? "seen" : "sentences seen"): \(types.joined(separator: ", "))" }
         }
         if !selection.isAll { reason += " (this source takes \(selection); \(takenLines) of them)" }
         return reason

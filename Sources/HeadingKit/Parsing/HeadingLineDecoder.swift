@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 public import Foundation
+public import NMEA2000
 
 /// Turns lines of NMEA 0183 and gpsd JSON into heading reports: pure, no I/O, one line at a time.
 ///
@@ -93,6 +94,10 @@ public struct HeadingLineDecoder: Sendable {
     private var lastPosition: GeographicPosition?
     /// The last magnetic variation the device sent.
     private var lastVariation: Double?
+    /// Which NMEA 2000 device's headings are taken, from CAN frames and recordings.
+    public let nmea2000Device: NMEA2000DeviceSelection
+    /// The NMEA 2000 state, made at the first CAN frame or line: joins, devices, the chosen one.
+    private var nmea2000: NMEA2000Decoding?
 
     /// Creates a decoder for one recording.
     /// - Parameters:
@@ -101,10 +106,12 @@ public struct HeadingLineDecoder: Sendable {
     ///   - minimumCourseSpeed: Below this speed (m/s) course over ground gives no heading. Default 0.5 (about 1 knot).
     ///   - timestamping: How headings are stamped with time. Default: ``Timestamping/recording``.
     ///   - requiresChecksum: Whether an NMEA sentence without a checksum is refused. Default `false`.
+    ///   - nmea2000Device: Which NMEA 2000 device's headings CAN frames and recordings give. Default: the first heard.
     public init(
         path: String?, sourceName: String, minimumCourseSpeed: Double = 0.5, timestamping: Timestamping = .recording,
-        requiresChecksum: Bool = false
+        requiresChecksum: Bool = false, nmea2000Device: NMEA2000DeviceSelection = .firstHeard
     ) {
+        self.nmea2000Device = nmea2000Device
         self.path = path
         self.timestamping = timestamping
         self.sourceName = sourceName
@@ -123,7 +130,7 @@ public struct HeadingLineDecoder: Sendable {
     public mutating func restart() {
         self = HeadingLineDecoder(
             path: path, sourceName: sourceName, minimumCourseSpeed: minimumCourseSpeed, timestamping: timestamping,
-            requiresChecksum: requiresChecksum
+            requiresChecksum: requiresChecksum, nmea2000Device: nmea2000Device
         )
     }
 
@@ -198,6 +205,11 @@ public struct HeadingLineDecoder: Sendable {
                 if type.isAttitude { lastAttitudeSentenceLine = number }
                 if type.isCourse { lastCourseSentenceLine = number }
                 return try decodeSentence(NMEADecoder.decode(sentence, type: type), number: number, receivedAt: receivedAt)
+            case _ where CANTextFormat.of(content) != nil:
+                // A CAN recording or a gateway's text (candump, YD RAW, canboat's CSV).
+                let format = CANTextFormat.of(content)!
+                let result = content.withContiguousStorageIfAvailable { decodeCANLine($0, format: format, number: number, receivedAt: receivedAt) }
+                return result ?? Array(content).withUnsafeBufferPointer { decodeCANLine($0, format: format, number: number, receivedAt: receivedAt) }
             default:
                 if content.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
                     throw LineDecodingError.malformed("binary data, not an NMEA 0183 sentence or a gpsd JSON report")
@@ -231,6 +243,96 @@ public struct HeadingLineDecoder: Sendable {
     /// - Returns: The heading.
     public mutating func report(for reading: HeadingReading, receivedAt: Date) -> HeadingSourceReport {
         deliver(reading, receivedAt: receivedAt)
+    }
+
+    // MARK: NMEA 2000
+
+    /// Decodes one CAN frame (from SocketCAN): the chosen device's heading, or context.
+    /// - Parameters:
+    ///   - frame: The frame.
+    ///   - receivedAt: When it was received (the kernel's timestamp where there is one).
+    public mutating func decode(frame: CANFrame, receivedAt: Date) -> Output {
+        var state = takeNMEA2000()
+        defer { nmea2000 = state }
+        return apply(state.reader.read(frame), number: 0, receivedAt: receivedAt)
+    }
+
+    /// Decodes one whole NMEA 2000 message (from an Actisense NGT-1, which joins fast packets itself).
+    /// - Parameters:
+    ///   - message: The message.
+    ///   - receivedAt: When it was received.
+    public mutating func decode(message: NMEA2000Message, receivedAt: Date) -> Output {
+        var state = takeNMEA2000()
+        defer { nmea2000 = state }
+        return apply(state.reader.read(message), number: 0, receivedAt: receivedAt)
+    }
+
+    /// A line for the log about the NMEA 2000 device headings are taken from (which one, its NAME
+    /// and model once learnt), once each; `nil` when there is nothing new.
+    public mutating func takeDeviceNotice() -> String? {
+        nmea2000?.reader.takeNotice()
+    }
+
+    /// The NMEA 2000 devices heard, by address; empty before the first CAN frame.
+    public var nmea2000Devices: [NMEA2000HeadingReader.Device] { nmea2000?.reader.knownDevices ?? [] }
+
+    /// The NMEA 2000 state, taken out of `self` so that it is mutated in place, not copied.
+    private mutating func takeNMEA2000() -> NMEA2000Decoding {
+        defer { nmea2000 = nil }
+        return nmea2000 ?? NMEA2000Decoding(selection: nmea2000Device)
+    }
+
+    private mutating func decodeCANLine(
+        _ line: UnsafeBufferPointer<UInt8>, format: CANTextFormat, number: Int, receivedAt: Date
+    ) -> Output {
+        var state = takeNMEA2000()
+        defer { nmea2000 = state }
+        let decoded: (content: CANTextLineDecoder.Content, time: CANTextLineDecoder.Time?)
+        do throws(CANTextLineDecoder.LineError) {
+            decoded = try state.text.decode(line, format: format)
+        } catch {
+            return skipped(.malformed("\(format.rawValue) line: \(error.reason)"), number: number, receivedAt: receivedAt)
+        }
+        var recordingTime: Double?
+        switch decoded.time {
+        case .date(let seconds): recordingTime = observe(.date(secondsSince1970: seconds))
+        case .timeOfDay(let seconds): recordingTime = observe(.timeOfDay(seconds: seconds))
+        case nil: break
+        }
+        var output: Output
+        switch decoded.content {
+        case .frame(let frame):
+            output = apply(state.reader.read(frame), number: number, receivedAt: receivedAt)
+        case .message(let priority, let pgn, let source, let destination, _):
+            let result = state.text.withPayload { payload in
+                state.reader.read(NMEA2000Message(priority: priority, pgn: pgn, source: source, destination: destination, payload: payload))
+            }
+            output = apply(result, number: number, receivedAt: receivedAt)
+        }
+        if output.recordingTime == nil { output.recordingTime = recordingTime }
+        return output
+    }
+
+    private mutating func apply(_ result: NMEA2000HeadingReader.Output, number: Int, receivedAt: Date) -> Output {
+        switch result {
+        case .none:
+            return Output()
+        case .heading(let reading):
+            return Output(report: deliver(reading, receivedAt: receivedAt))
+        case .course(let reading, let speed):
+            guard speed >= minimumCourseSpeed else { return Output() }
+            return Output(report: .heading(heading(from: reading, receivedAt: receivedAt)))
+        case .position(let position):
+            lastPosition = position
+        case .variation(let variation, _):
+            lastVariation = variation
+        case .time(let seconds):
+            // The bus's date: a YD RAW line's time of day is on this day.
+            if dayStart == nil { dayStart = (seconds / 86_400).rounded(.down) * 86_400 }
+        case .dropped(let reason):
+            return Output(report: .fault(HeadingFault(code: .malformedInput, source: sourceName, reason: reason, location: location(number), timestamp: timestamp(receivedAt))))
+        }
+        return Output()
     }
 
     // MARK: NMEA
@@ -370,5 +472,15 @@ public struct HeadingLineDecoder: Sendable {
         lastTime = seconds
         deviceTime = Date(timeIntervalSince1970: seconds)
         return seconds
+    }
+}
+
+/// A decoder's NMEA 2000 state: the text framings' reader and the bus reader.
+private struct NMEA2000Decoding: Sendable {
+    var text = CANTextLineDecoder()
+    var reader: NMEA2000HeadingReader
+
+    init(selection: NMEA2000DeviceSelection) {
+        reader = NMEA2000HeadingReader(selection: selection)
     }
 }

@@ -282,7 +282,8 @@ private struct Replay: Sendable {
     mutating func run() async -> ReplayHeadingSource.Summary.Outcome {
         var decoder = HeadingLineDecoder(
             path: configuration.path, sourceName: configuration.sourceName,
-            minimumCourseSpeed: configuration.minimumCourseSpeed, requiresChecksum: configuration.requiresChecksum
+            minimumCourseSpeed: configuration.minimumCourseSpeed, requiresChecksum: configuration.requiresChecksum,
+            nmea2000Device: configuration.selection.device
         )
         var timeline = ReplayTimeline(untimedInterval: 1 / configuration.untimedRate)
         let selection = configuration.selection

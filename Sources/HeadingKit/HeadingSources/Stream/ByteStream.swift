@@ -21,6 +21,34 @@ package protocol ByteStream: AnyObject {
 
     /// Closes the transport; safe to call more than once.
     func close()
+
+    /// Writes bytes to the device (an Actisense NGT-1's start-up message), all or none; `false`
+    /// when the transport cannot be written to.
+    func write(_ bytes: [UInt8]) -> Bool
+}
+
+extension ByteStream {
+    /// A transport that is only read: nothing is written.
+    package func write(_ bytes: [UInt8]) -> Bool { false }
+}
+
+/// Writes all of `bytes` to a non-blocking descriptor, waiting up to 100 ms for room.
+func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+    var written = 0
+    var attempts = 0
+    while written < bytes.count, attempts < 10 {
+        let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written) }
+        if count > 0 {
+            written += count
+        } else if count < 0, errno == EAGAIN || errno == EINTR {
+            var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&request, 1, 10)
+            attempts += 1
+        } else {
+            return false
+        }
+    }
+    return written == bytes.count
 }
 
 /// What one wait on a ``ByteStream`` brought.

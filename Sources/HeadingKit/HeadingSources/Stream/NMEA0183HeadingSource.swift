@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 package import Foundation
+import Logging
+import NMEA2000
 
 #if canImport(Glibc)
 import Glibc
@@ -108,7 +110,7 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
             State(
                 decoder: HeadingLineDecoder(
                     path: nil, sourceName: name, minimumCourseSpeed: configuration.minimumCourseSpeed, timestamping: .reception,
-                    requiresChecksum: configuration.requiresChecksum
+                    requiresChecksum: configuration.requiresChecksum, nmea2000Device: configuration.selection.device
                 )
             )
         )
@@ -245,6 +247,7 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
             let output = state.decoder.decode(line, number: state.lineNumber, receivedAt: date)
             guard match == .taken else { return nil }  // context only: its date, time and position
             if case .heading = output.report { state.silence.headingDelivered() }
+            if let notice = state.decoder.takeDeviceNotice() { feed.configuration.logger.notice("\(name): \(notice)") }
             if output.isSkipped, line.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 > 0x7E }) {
                 // A receiver in a binary protocol: said once, not once a line.
                 guard !state.binaryReported else { return nil }
@@ -271,6 +274,13 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
             }
         case .badFrame(let reason):
             return .fault(HeadingFault(code: .malformedInput, source: name, reason: reason, timestamp: date))
+        case .canFrame(let frame, let receivedAt):
+            state.silence.saw(pgn: frame.identifier.pgn, source: frame.identifier.source)
+            let time = receivedAt > 0 ? Date(timeIntervalSince1970: receivedAt) : date
+            return nmea2000Report(state.decoder.decode(frame: frame, receivedAt: time), &state)
+        case .nmea2000Message(let message):
+            state.silence.saw(pgn: message.pgn, source: message.source)
+            return nmea2000Report(state.decoder.decode(message: message, receivedAt: date), &state)
         case .overlong(let length):
             state.lineNumber += 1
             return .fault(
@@ -288,6 +298,13 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
                 )
             )
         }
+    }
+
+    /// What a CAN frame or NMEA 2000 message gave, and a line for the log about the device chosen.
+    private func nmea2000Report(_ output: HeadingLineDecoder.Output, _ state: inout State) -> HeadingSourceReport? {
+        if case .heading = output.report { state.silence.headingDelivered() }
+        if let notice = state.decoder.takeDeviceNotice() { feed.configuration.logger.notice("\(name): \(notice)") }
+        return output.report
     }
 
     package func feedFailed(_ failure: ByteStreamFailure, retryIn: Double?) {

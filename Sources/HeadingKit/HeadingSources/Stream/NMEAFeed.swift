@@ -4,6 +4,7 @@
 import Foundation
 public import Logging
 import Synchronization
+import NMEA2000
 
 /// One NMEA 0183 stream — a serial line, a TCP feed, UDP datagrams or standard input — read once
 /// by a thread of its own, however many ``NMEA0183HeadingSource``s take their sentences from it.
@@ -216,6 +217,7 @@ private struct NMEAFeedReader: Sendable {
         case .udp(_, let port): "nmea:udp\(port)"
         case .standardInput: "nmea:stdin"
         case .childProcess(let path, _): "nmea:\(path.split(separator: "/").last ?? "")"
+        case .socketCAN(let interface): "n2k:\(interface)"
         }
     }
 
@@ -265,7 +267,7 @@ private struct NMEAFeedReader: Sendable {
         switch configuration.endpoint.transport {
         case .serial(let path, let baud):
             switch baud {
-            case .fixed(let rate): return try SerialLineStream(path: path, baud: rate)
+            case .fixed(let rate): return try SerialLineStream(path: path, baud: rate, writable: configuration.endpoint.framing == .actisense)
             case .automatic: return try probe(path)
             }
         case .tcp(let host, let port):
@@ -276,8 +278,13 @@ private struct NMEAFeedReader: Sendable {
             return StandardInputStream()
         case .childProcess(let path, let arguments):
             return try ChildProcessStream(path: path, arguments: arguments, logger: configuration.logger)
+        case .socketCAN(let interface):
+            return try SocketCANStream(interface: interface)
         }
     }
+
+    /// How often an Actisense NGT-1 is sent its start-up message again.
+    private static let actisenseStartupInterval: Duration = .seconds(20)
 
     /// `baud=auto`: listens at each rate in turn until a sentence with a right checksum arrives.
     private func probe(_ path: String) throws(ByteStreamFailure) -> SerialLineStream {
@@ -327,7 +334,16 @@ private struct NMEAFeedReader: Sendable {
         let isDatagram = if case .udp = configuration.endpoint.transport { true } else { false }
         var lastBytesAt = ContinuousClock.now
         let limit = configuration.maximumLineLength
+        let isActisense = configuration.endpoint.framing == .actisense
+        var lastStartupAt: ContinuousClock.Instant?
         while !signal.isStopped {
+            if isActisense, lastStartupAt.map({ ContinuousClock.now - $0 >= Self.actisenseStartupInterval }) ?? true {
+                // The NGT-1 passes every PGN only once told to; told again now and then, as it forgets.
+                if !stream.write(ActisenseFrameSplitter.startupMessage), lastStartupAt == nil {
+                    configuration.logger.notice("\(configuration.endpoint): cannot send the NGT-1 its start-up message; it may pass only some PGNs")
+                }
+                lastStartupAt = .now
+            }
             let result = stream.read(into: buffer, waitingAtMost: milliseconds, wakingOn: signal.wakeDescriptor)
             let now = ContinuousClock.now
             let taps = feed.taps
@@ -389,15 +405,19 @@ private struct NMEAFeedReader: Sendable {
     }
 }
 
-/// A sender's splitter: lines, or UBX frames and lines.
+/// A sender's splitter: lines, UBX frames and lines, Actisense frames, or SocketCAN's records.
 private enum Splitter {
     case lines(LineAssembler)
     case ubx(UBXFrameSplitter)
+    case actisense(ActisenseFrameSplitter)
+    case socketCAN
 
     init(_ framing: NMEAStreamEndpoint.Framing, maximumLineLength: Int) {
         switch framing {
-        case .nmea: self = .lines(LineAssembler(maximumLineLength: maximumLineLength))
+        case .nmea, .ydraw: self = .lines(LineAssembler(maximumLineLength: maximumLineLength))
         case .ubx: self = .ubx(UBXFrameSplitter(maximumLineLength: maximumLineLength))
+        case .actisense: self = .actisense(ActisenseFrameSplitter())
+        case .socketCAN: self = .socketCAN
         }
     }
 
@@ -405,17 +425,33 @@ private enum Splitter {
         switch self {
         case .lines(let assembler): assembler.hasPartialLine
         case .ubx(let splitter): splitter.hasPartial
+        case .actisense(let splitter): splitter.pendingCount > 0
+        case .socketCAN: false
         }
     }
 
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (StreamPiece) -> Void) {
         switch self {
         case .lines(var assembler):
+            self = .socketCAN  // the assembler is mutated uniquely, not copied
             assembler.append(bytes, body)
             self = .lines(assembler)
         case .ubx(var splitter):
+            self = .socketCAN
             splitter.append(bytes, body)
             self = .ubx(splitter)
+        case .actisense(var splitter):
+            self = .socketCAN
+            splitter.append(bytes) { piece in
+                switch piece {
+                case .message(let message, _): body(.nmea2000Message(message))
+                case .bad(let reason): body(.badFrame(reason: reason))
+                case .other: break  // the NGT-1's own messages
+                }
+            }
+            self = .actisense(splitter)
+        case .socketCAN:
+            SocketCANRecords.forEach(in: bytes) { frame, time in body(.canFrame(frame, receivedAt: time)) }
         }
     }
 
@@ -433,6 +469,11 @@ private enum Splitter {
         case .ubx(var splitter):
             defer { self = .ubx(splitter) }
             return splitter.discard()
+        case .actisense(var splitter):
+            defer { self = .actisense(splitter) }
+            return splitter.discard()
+        case .socketCAN:
+            return 0
         }
     }
 }

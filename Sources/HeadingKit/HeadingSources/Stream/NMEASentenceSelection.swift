@@ -11,11 +11,16 @@
 /// Sentences a source does not take still give it their context when they carry one — the date,
 /// the time and the position of an `RMC` or `ZDA` — so a gyro selected by talker still gets the
 /// position the World Magnetic Model needs; they never give it a heading or a fault.
+///
+/// On an NMEA 2000 bus (CAN frames, a gateway's text, a CAN recording), `device` chooses the
+/// device whose headings are taken; the bus's position, variation and time are context from any.
 public struct NMEASentenceSelection: Sendable, Hashable, CustomStringConvertible {
     /// Talker IDs taken, upper case; empty for every talker.
     public let talkers: [String]
     /// Sentence types taken, upper case; empty for every type.
     public let sentences: [String]
+    /// The NMEA 2000 device whose headings are taken. Default: the first heard.
+    public let device: NMEA2000DeviceSelection
     private let talkerBytes: [UInt16]
     private let sentenceBytes: [[UInt8]]
 
@@ -26,7 +31,9 @@ public struct NMEASentenceSelection: Sendable, Hashable, CustomStringConvertible
     /// - Parameters:
     ///   - talkers: Two-letter talker IDs; empty for all.
     ///   - sentences: Sentence types or proprietary addresses; empty for all.
-    public init(talkers: [String] = [], sentences: [String] = []) {
+    ///   - device: On an NMEA 2000 bus, the device whose headings are taken. Default: the first heard.
+    public init(talkers: [String] = [], sentences: [String] = [], device: NMEA2000DeviceSelection = .firstHeard) {
+        self.device = device
         self.talkers = talkers.map { $0.uppercased() }
         self.sentences = sentences.map { $0.uppercased() }
         talkerBytes = self.talkers.compactMap { talker in
@@ -44,6 +51,7 @@ public struct NMEASentenceSelection: Sendable, Hashable, CustomStringConvertible
         var parts: [String] = []
         if !talkers.isEmpty { parts.append("talker=\(talkers.joined(separator: ","))") }
         if !sentences.isEmpty { parts.append("sentences=\(sentences.joined(separator: ","))") }
+        if device != .firstHeard { parts.append(device.description) }
         return parts.joined(separator: "&")
     }
 

@@ -23,6 +23,8 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
         case standardInput
         /// The standard output of a driver program headingd starts, watches and restarts.
         case childProcess(path: String, arguments: [String])
+        /// A SocketCAN interface (`can0`), NMEA 2000 CAN frames read listen-only.
+        case socketCAN(interface: String)
     }
 
     /// A serial line's speed.
@@ -53,6 +55,17 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
         /// u-blox UBX frames interleaved with NMEA 0183 lines, as a u-blox receiver's port sends
         /// them: `format=ubx`. UBX-NAV-RELPOSNED gives the moving-base heading.
         case ubx
+        /// An Actisense NGT-1's binary frames (NMEA 2000 messages): `format=actisense`. The
+        /// NGT-1 is sent its start-up message at open and every 20 s, so that it passes every PGN.
+        case actisense
+        /// Yacht Devices' RAW text (YDWG-02, YDEN-02, YDNU-02), one CAN frame a line: `format=ydraw`.
+        /// Lines, as for NMEA 0183: a feed may carry both.
+        case ydraw
+        /// SocketCAN's frames: the framing of a `socketcan://` endpoint, never given.
+        case socketCAN = "socketcan"
+
+        /// Whether the feed carries NMEA 2000.
+        public var isNMEA2000: Bool { self == .actisense || self == .ydraw || self == .socketCAN }
     }
 
     /// How the bytes arrive.
@@ -84,13 +97,15 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// The forms ``init(parsing:)`` accepts, for help texts and errors.
     public static let acceptedForms =
-        "'serial:///dev/ttyUSB0[?baud=4800|…|auto]', 'tcp://HOST:PORT[?no_data_timeout=SECONDS]', 'udp://[ADDRESS]:PORT', 'stdin:' "
-        + "or 'exec:/path/to/driver[?args=ARG,ARG]'"
+        "'serial:///dev/ttyUSB0[?baud=4800|…|auto]', 'tcp://HOST:PORT[?no_data_timeout=SECONDS]', 'udp://[ADDRESS]:PORT', 'stdin:', "
+        + "'exec:/path/to/driver[?args=ARG,ARG]' (each with '&format=ubx|actisense|ydraw') or 'socketcan://INTERFACE'"
 
     /// Parses a stream URL (see ``acceptedForms``), with its own parameters only: `baud` for a
     /// serial line, `no_data_timeout` (seconds, 0 for never) for TCP, `args` for a driver (its
     /// arguments separated by commas, each percent-decoded: `%2C` is a comma, `%20` a space), and
-    /// `format=ubx` for every transport but UDP (``Framing/ubx``).
+    /// `format=ubx` or `format=actisense` for every transport but UDP (``Framing/ubx``,
+    /// ``Framing/actisense``), `format=ydraw` for every one (``Framing/ydraw``). `socketcan://can0`
+    /// takes none.
     /// - Parameter text: The URL, such as `serial:///dev/ttyUSB0?baud=38400`.
     /// - Throws: ``ParseError`` saying what is wrong.
     public init(parsing text: String) throws(ParseError) {
@@ -109,12 +124,28 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
         var noDataTimeout: Duration? = .seconds(10)
         var framing = Framing.nmea
         if let index = parameters.firstIndex(where: { $0.name == "format" }) {
-            guard let chosen = Framing(rawValue: String(parameters[index].value)) else {
-                throw ParseError(reason: "format must be nmea or ubx, not '\(parameters[index].value.prefix(20))'")
+            guard let chosen = Framing(rawValue: String(parameters[index].value)), chosen != .socketCAN else {
+                throw ParseError(reason: "format must be nmea, ubx, actisense or ydraw, not '\(parameters[index].value.prefix(20))'")
             }
-            guard !base.hasPrefix("udp:") || chosen == .nmea else { throw ParseError(reason: "format=ubx is for a byte stream, not UDP datagrams") }
+            guard !base.hasPrefix("udp:") || chosen == .nmea || chosen == .ydraw else {
+                throw ParseError(reason: "format=\(chosen.rawValue) is for a byte stream, not UDP datagrams")
+            }
             framing = chosen
             parameters.remove(at: index)
+        }
+        if base.hasPrefix("socketcan:") {
+            var interface = base.dropFirst("socketcan:".count)
+            if interface.hasPrefix("//") { interface = interface.dropFirst(2) }
+            guard (1...15).contains(interface.utf8.count),
+                interface.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") })
+            else {
+                throw ParseError(reason: "a SocketCAN interface is socketcan://NAME (can0, vcan0: up to 15 letters, digits, '-', '_', '.')")
+            }
+            guard parameters.isEmpty, framing == .nmea else {
+                throw ParseError(reason: "socketcan:// takes no parameter of its own (only device=, to choose the device)")
+            }
+            self.init(transport: .socketCAN(interface: String(interface)), noDataTimeout: nil, framing: .socketCAN)
+            return
         }
         if base.hasPrefix("serial:") {
             var path = base.dropFirst("serial:".count)
@@ -214,14 +245,17 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
         switch transport {
-        case .serial(let path, let baud): return "serial://\(path)?baud=\(baud)" + (framing == .ubx ? "&format=ubx" : "")
-        case .tcp(let host, let port): return "tcp://\(bracketed(host)):\(port)" + (framing == .ubx ? "?format=ubx" : "")
-        case .udp(let address, let port): return "udp://\(address.map(bracketed) ?? ""):\(port)"
-        case .standardInput: return "stdin:"
+        case .serial(let path, let baud): return "serial://\(path)?baud=\(baud)" + (framing == .nmea ? "" : "&format=\(framing.rawValue)")
+        case .tcp(let host, let port): return "tcp://\(bracketed(host)):\(port)" + (framing == .nmea ? "" : "?format=\(framing.rawValue)")
+        case .udp(let address, let port): return "udp://\(address.map(bracketed) ?? ""):\(port)" + (framing == .nmea ? "" : "?format=\(framing.rawValue)")
+        case .standardInput: return "stdin:" + (framing == .nmea ? "" : "?format=\(framing.rawValue)")
+        case .socketCAN(let interface): return "socketcan://\(interface)"
         case .childProcess(let path, let arguments):
-            guard !arguments.isEmpty else { return "exec:\(path)" }
+            let format = framing == .nmea ? "" : "format=\(framing.rawValue)"
+            guard !arguments.isEmpty else { return "exec:\(path)" + (format.isEmpty ? "" : "?" + format) }
             let allowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: ",&=?"))
             return "exec:\(path)?args=" + arguments.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: ",")
+                + (format.isEmpty ? "" : "&" + format)
         }
     }
 }

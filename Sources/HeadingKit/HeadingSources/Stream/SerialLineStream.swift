@@ -19,9 +19,10 @@ package final class SerialLineStream: ByteStream {
 
     /// Opens `path` and sets it raw, 8N1, receiver on, modem lines ignored, at `baud`.
     /// - Throws: ``ByteStreamFailure`` naming the device and why.
-    package init(path: String, baud: Int) throws(ByteStreamFailure) {
+    /// - Parameter writable: Whether the line is opened for writing too (an NGT-1 is sent its start-up message).
+    package init(path: String, baud: Int, writable: Bool = false) throws(ByteStreamFailure) {
         self.path = path
-        descriptor = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        descriptor = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let error = errno
             throw .system(error, "cannot open \(path)", otherwise: error == ENOENT || error == ENODEV || error == ENXIO ? .deviceLost : .sourceUnavailable)
@@ -36,6 +37,8 @@ package final class SerialLineStream: ByteStream {
     }
 
     deinit { close() }
+
+    package func write(_ bytes: [UInt8]) -> Bool { descriptor >= 0 && writeAll(descriptor, bytes) }
 
     /// Sets the line raw, 8N1, at `baud` (one of ``NMEAStreamEndpoint/baudRates``), and drops
     /// what was received at the old speed.

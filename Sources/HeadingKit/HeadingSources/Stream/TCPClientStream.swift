@@ -89,6 +89,8 @@ package final class TCPClientStream: ByteStream {
         return .ended(.system(error, "connection to \(name) broke"))
     }
 
+    package func write(_ bytes: [UInt8]) -> Bool { descriptor >= 0 && writeAll(descriptor, bytes) }
+
     package func close() {
         guard descriptor >= 0 else { return }
         Glibc.close(descriptor)

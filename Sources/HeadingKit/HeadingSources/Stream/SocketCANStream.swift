@@ -1,0 +1,183 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if os(Linux)
+import CSocketCAN
+#endif
+package import NMEA2000
+
+/// A SocketCAN interface (`can0`, a PiCAN-M or Waveshare HAT, a CANable, `vcan0`), read through a
+/// raw CAN socket, listen-only: it binds no address and sends nothing on the bus.
+///
+/// The kernel filters the frames (only the PGNs HeadingKit reads, ``NMEA2000PGN/read``) and stamps
+/// each with its receive time (`SO_TIMESTAMP`). A read hands over whole records of
+/// ``recordSize`` bytes (``SocketCANRecords``), as many frames as wait, up to 64 at once. The
+/// interface down (`ENETDOWN`) or the controller bus-off (an error frame) ends the stream as
+/// ``HeadingFault/Code/deviceLost``; it is opened again once the interface is up.
+package final class SocketCANStream: ByteStream {
+    /// The size of one record in a read: identifier (4, with Linux's flags), length (1), 3 bytes
+    /// of padding, 8 data bytes, and the receive time in microseconds since 1970 (8).
+    package static let recordSize = 24
+    private var descriptor: Int32 = -1
+    private let interface: String
+
+    package init(interface: String) throws(ByteStreamFailure) {
+        self.interface = interface
+        #if os(Linux)
+        let created = socket(PF_CAN, Int32(SOCK_RAW.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), CAN_RAW)
+        guard created >= 0 else {
+            let error = errno
+            if error == EAFNOSUPPORT {
+                throw ByteStreamFailure(
+                    code: .sourceUnavailable,
+                    reason: "socketcan://\(interface): this kernel has no CAN (socket(AF_CAN): \(String(cString: strerror(error)))); load the can and can-raw modules",
+                    errorNumber: error
+                )
+            }
+            throw .system(error, "socketcan://\(interface): cannot make a CAN socket")
+        }
+        descriptor = created
+        let index = csocketcan_interface_index(created, interface)
+        guard index > 0 else {
+            let error = errno
+            close()
+            throw .system(error, "socketcan://\(interface): no such interface", otherwise: .deviceLost)
+        }
+        guard csocketcan_interface_is_up(created, interface) == 1 else {
+            close()
+            throw ByteStreamFailure(code: .deviceLost, reason: "socketcan://\(interface): the interface is down (ip link set \(interface) up)")
+        }
+        // Only the PGNs read: one filter each, extended frames only. An addressed (PDU1) PGN's
+        // destination byte is left out of the mask.
+        var filters = NMEA2000PGN.read.map { pgn -> can_filter in
+            let isAddressed = (pgn >> 8) & 0xFF < 240
+            let pgnMask: UInt32 = isAddressed ? 0x3FF00 : 0x3FFFF
+            return can_filter(can_id: pgn << 8 | CAN_EFF_FLAG, can_mask: pgnMask << 8 | CAN_EFF_FLAG | CAN_RTR_FLAG)
+        }
+        var errors: can_err_mask_t = can_err_mask_t(CAN_ERR_BUSOFF | CAN_ERR_RESTARTED)
+        var yes: Int32 = 1
+        let size = socklen_t(MemoryLayout<can_filter>.stride * filters.count)
+        guard setsockopt(created, csocketcan_raw_level(), Int32(CAN_RAW_FILTER), &filters, size) == 0,
+            setsockopt(created, csocketcan_raw_level(), Int32(CAN_RAW_ERR_FILTER), &errors, socklen_t(MemoryLayout<can_err_mask_t>.size)) == 0,
+            setsockopt(created, SOL_SOCKET, SO_TIMESTAMP, &yes, socklen_t(MemoryLayout<Int32>.size)) == 0
+        else {
+            let error = errno
+            close()
+            throw .system(error, "socketcan://\(interface): cannot set the socket's filters")
+        }
+        var address = sockaddr_can()
+        address.can_family = sa_family_t(AF_CAN)
+        address.can_ifindex = index
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(created, $0, socklen_t(MemoryLayout<sockaddr_can>.size)) }
+        }
+        guard bound == 0 else {
+            let error = errno
+            close()
+            throw .system(error, "socketcan://\(interface): cannot bind to the interface", otherwise: .deviceLost)
+        }
+        #else
+        throw ByteStreamFailure(code: .sourceUnavailable, reason: "socketcan://\(interface): SocketCAN is Linux's")
+        #endif
+    }
+
+    deinit { close() }
+
+    package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
+        #if os(Linux)
+        guard descriptor >= 0 else { return .ended(ByteStreamFailure(code: .deviceLost, reason: "socketcan://\(interface): closed")) }
+        if let result = waitReadable(descriptor, milliseconds: milliseconds, wake: wake, hangUp: { self.failure(errno) }) { return result }
+        var count = 0
+        var frame = can_frame()
+        var control = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while count + Self.recordSize <= buffer.count, count < 64 * Self.recordSize {
+            let received = withUnsafeMutableBytes(of: &frame) { frameBytes in
+                withUnsafeMutableBytes(of: &control) { controlBytes in
+                    var vector = iovec(iov_base: frameBytes.baseAddress, iov_len: frameBytes.count)
+                    return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                        var header = msghdr()
+                        header.msg_iov = vectorPointer
+                        header.msg_iovlen = 1
+                        header.msg_control = controlBytes.baseAddress
+                        header.msg_controllen = controlBytes.count
+                        let size = recvmsg(descriptor, &header, Int32(MSG_DONTWAIT))
+                        return (size, Self.timestamp(of: &header))
+                    }
+                }
+            }
+            if received.0 < 0 {
+                let error = errno
+                if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { break }
+                return .ended(failure(error))
+            }
+            guard received.0 >= MemoryLayout<can_frame>.size - 8 + Int(min(frame.len, 8)) else { continue }
+            if frame.can_id & CAN_ERR_FLAG != 0 {
+                if frame.can_id & CAN_ERR_BUSOFF != 0 {
+                    return .ended(ByteStreamFailure(code: .deviceLost, reason: "socketcan://\(interface): the CAN controller is bus-off"))
+                }
+                continue
+            }
+            guard frame.can_id & CAN_EFF_FLAG != 0, frame.can_id & CAN_RTR_FLAG == 0 else { continue }
+            let record = buffer.baseAddress!.advanced(by: count)
+            record.storeBytes(of: frame.can_id.littleEndian, toByteOffset: 0, as: UInt32.self)
+            record.storeBytes(of: UInt32(min(frame.len, 8)).littleEndian, toByteOffset: 4, as: UInt32.self)
+            withUnsafeBytes(of: &frame.data) { record.advanced(by: 8).copyMemory(from: $0.baseAddress!, byteCount: 8) }
+            record.storeBytes(of: received.1.littleEndian, toByteOffset: 16, as: Int64.self)
+            count += Self.recordSize
+        }
+        return count == 0 ? .timedOut : .bytes(count: count, sender: 0)
+        #else
+        return .ended(ByteStreamFailure(code: .sourceUnavailable, reason: "SocketCAN is Linux's"))
+        #endif
+    }
+
+    #if os(Linux)
+    /// The `SO_TIMESTAMP` control message's time, in microseconds since 1970; 0 without one.
+    private static func timestamp(of header: inout msghdr) -> Int64 {
+        guard header.msg_controllen >= MemoryLayout<cmsghdr>.size, let control = header.msg_control else { return 0 }
+        let message = control.assumingMemoryBound(to: cmsghdr.self)
+        guard message.pointee.cmsg_level == SOL_SOCKET, message.pointee.cmsg_type == SO_TIMESTAMP else { return 0 }
+        let data = UnsafeRawPointer(control).advanced(by: MemoryLayout<cmsghdr>.stride)
+        let time = data.loadUnaligned(as: timeval.self)
+        return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec)
+    }
+    #endif
+
+    private func failure(_ error: Int32) -> ByteStreamFailure {
+        if error == ENETDOWN || error == ENODEV || error == ENXIO {
+            return ByteStreamFailure(
+                code: .deviceLost, reason: "socketcan://\(interface): the interface went down (\(String(cString: strerror(error))))", errorNumber: error
+            )
+        }
+        return .system(error, "socketcan://\(interface): reading failed", otherwise: .deviceLost)
+    }
+
+    package func close() {
+        if descriptor >= 0 {
+            Glibc.close(descriptor)
+            descriptor = -1
+        }
+    }
+}
+
+/// Reads the records a ``SocketCANStream`` hands over.
+package enum SocketCANRecords {
+    /// Calls `body` with each whole record's frame and receive time (seconds since 1970; 0 for none).
+    package static func forEach(in bytes: UnsafeBufferPointer<UInt8>, _ body: (CANFrame, Double) -> Void) {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var offset = 0
+        while offset + SocketCANStream.recordSize <= raw.count {
+            let identifier = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            let count = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
+            let data = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+            let micros = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: Int64.self))
+            body(CANFrame(identifier: CANIdentifier(identifier), count: count, data: data), Double(micros) / 1_000_000)
+            offset += SocketCANStream.recordSize
+        }
+    }
+}

@@ -1,0 +1,41 @@
+// headingd — NMEA2000
+// SPDX-License-Identifier: Apache-2.0
+
+/// A device's 64-bit ISO NAME, from its Address Claim (PGN 60928): unique on the bus, unlike its
+/// address, which may change at power-up. Written as 16 hexadecimal digits (`0xC0328200113849BA`).
+public struct DeviceName: Sendable, Hashable, CustomStringConvertible {
+    /// The 64 bits, as sent (little-endian on the bus).
+    public let rawValue: UInt64
+
+    /// Wraps a NAME.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// Decodes an Address Claim; `nil` for another PGN or a payload shorter than 8 bytes.
+    public init?(_ message: NMEA2000Message) {
+        guard message.pgn == NMEA2000PGN.addressClaim, let raw = PayloadReader(message.payload).unsigned(at: 0, count: 8) else {
+            return nil
+        }
+        rawValue = raw
+    }
+
+    /// The manufacturer's identity number (21 bits).
+    public var uniqueNumber: UInt32 { UInt32(truncatingIfNeeded: rawValue) & 0x1F_FFFF }
+    /// The manufacturer's code (11 bits): 135 Airmar, 137 Maretron, 229 Garmin, 1857 Simrad…
+    public var manufacturerCode: UInt16 { UInt16(truncatingIfNeeded: rawValue >> 21) & 0x7FF }
+    /// The device instance (8 bits: lower 3 and upper 5).
+    public var deviceInstance: UInt8 { UInt8(truncatingIfNeeded: rawValue >> 32) }
+    /// The device function (8 bits), read with the class: 140 with class 60 is a compass.
+    public var deviceFunction: UInt8 { UInt8(truncatingIfNeeded: rawValue >> 40) }
+    /// The device class (7 bits): 60 navigation, 40 steering.
+    public var deviceClass: UInt8 { UInt8(truncatingIfNeeded: rawValue >> 49) & 0x7F }
+    /// The system instance (4 bits).
+    public var systemInstance: UInt8 { UInt8(truncatingIfNeeded: rawValue >> 56) & 0x0F }
+    /// The industry group (3 bits): 4 marine.
+    public var industryGroup: UInt8 { UInt8(truncatingIfNeeded: rawValue >> 60) & 0x07 }
+
+    /// `0xC0328200113849BA`.
+    public var description: String {
+        let hex = String(rawValue, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
