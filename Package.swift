@@ -112,6 +112,13 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "NMEA2000Tests",
+            dependencies: [
+                "NMEA2000",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
             name: "HeadingOutputsTests",
             dependencies: [
                 "HeadingOutputs", "HeadingKit",

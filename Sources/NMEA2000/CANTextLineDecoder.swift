@@ -108,7 +108,7 @@ public struct CANTextLineDecoder: Sendable {
             let date = try cursor.dateAndTime()
             guard cursor.take(UInt8(ascii: ",")) else { throw LineError(reason: "expected , after the time") }
             let priority = try cursor.decimal(maximum: 7, what: "priority")
-            let pgn = try cursor.decimal(maximum: 0x3FFFF, what: "PGN")
+            let pgn = try cursor.decimal(maximum: 0xFF_FFFF, what: "PGN")  // over 0x3FFFF: a gateway's own (Actisense BEM)
             let source = try cursor.decimal(maximum: 255, what: "source")
             let destination = try cursor.decimal(maximum: 255, what: "destination")
             let length = try cursor.decimal(maximum: UInt32(Self.maximumMessageLength), what: "length")

@@ -33,6 +33,29 @@ public struct DeviceName: Sendable, Hashable, CustomStringConvertible {
     /// The industry group (3 bits): 4 marine.
     public var industryGroup: UInt8 { UInt8(truncatingIfNeeded: rawValue >> 60) & 0x07 }
 
+    /// The manufacturer's name, for the makers of heading sensors and gateways HeadingKit names
+    /// (from canboat's database); `nil` for the others.
+    public var manufacturer: String? { Self.manufacturers[manufacturerCode] }
+
+    /// What the device says it does, where HeadingKit names it: `heading sensor`, `attitude`,
+    /// `GNSS`, `autopilot`; `nil` for the others.
+    public var function: String? {
+        switch (deviceClass, deviceFunction) {
+        case (40, 160): "heading sensor"
+        case (40, 150): "autopilot"
+        case (60, 140): "attitude"
+        case (60, 145): "GNSS"
+        default: nil
+        }
+    }
+
+    private static let manufacturers: [UInt16: String] = [
+        88: "Hemisphere GPS", 135: "Airmar", 137: "Maretron", 140: "Lowrance", 229: "Garmin", 273: "Actisense", 275: "Navico",
+        305: "NovAtel", 358: "Victron Energy", 381: "B & G", 404: "ComNav", 421: "Standard Horizon", 437: "Digital Yacht",
+        504: "Vesper Marine", 579: "KVH", 717: "Yacht Devices", 999: "Signal K", 1218: "Septentrio", 1851: "Raymarine",
+        1855: "Furuno", 1856: "Trimble", 1857: "Simrad",
+    ]
+
     /// `0xC0328200113849BA`.
     public var description: String {
         let hex = String(rawValue, radix: 16, uppercase: true)

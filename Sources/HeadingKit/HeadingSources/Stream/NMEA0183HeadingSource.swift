@@ -188,7 +188,7 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
         if authorize { state.report(.authorizationChanged(.authorized), from: self) }
     }
 
-    package func feedReceived(_ piece: StreamPiece, at date: Date) {
+    package func feedReceived(_ piece: FeedPiece, at date: Date) {
         // A heading waits for the end of its read (one batch for a burst, at once for a lone
         // sentence); anything else goes out after the headings before it.
         let (report, pending): (HeadingSourceReport?, Pending) = state.withLock { state in
@@ -235,9 +235,23 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
     }
 
     /// What a piece gives this source, under the state's lock.
-    private func decode(_ piece: StreamPiece, at date: Date, _ state: inout State) -> HeadingSourceReport? {
+    private func decode(_ piece: FeedPiece, at date: Date, _ state: inout State) -> HeadingSourceReport? {
         guard state.isStarted else { return nil }
+        let streamPiece: StreamPiece
         switch piece {
+        case .stream(let piece):
+            streamPiece = piece
+        case .canFrame(let frame, let receivedAt):
+            state.silence.saw(pgn: frame.identifier.pgn, source: frame.identifier.source)
+            let time = receivedAt > 0 ? Date(timeIntervalSince1970: receivedAt) : date
+            return nmea2000Report(state.decoder.decode(frame: frame, receivedAt: time), &state)
+        case .nmea2000Message(let message):
+            state.silence.saw(pgn: message.pgn, source: message.source)
+            return nmea2000Report(state.decoder.decode(message: message, receivedAt: date), &state)
+        case .badFrame(let reason):
+            return .fault(HeadingFault(code: .malformedInput, source: name, reason: reason, timestamp: date))
+        }
+        switch streamPiece {
         case .line(let line):
             let address = NMEASentenceSelection.address(of: line)
             let match = configuration.selection.match(line, address: address)
@@ -274,13 +288,6 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
             }
         case .badFrame(let reason):
             return .fault(HeadingFault(code: .malformedInput, source: name, reason: reason, timestamp: date))
-        case .canFrame(let frame, let receivedAt):
-            state.silence.saw(pgn: frame.identifier.pgn, source: frame.identifier.source)
-            let time = receivedAt > 0 ? Date(timeIntervalSince1970: receivedAt) : date
-            return nmea2000Report(state.decoder.decode(frame: frame, receivedAt: time), &state)
-        case .nmea2000Message(let message):
-            state.silence.saw(pgn: message.pgn, source: message.source)
-            return nmea2000Report(state.decoder.decode(message: message, receivedAt: date), &state)
         case .overlong(let length):
             state.lineNumber += 1
             return .fault(

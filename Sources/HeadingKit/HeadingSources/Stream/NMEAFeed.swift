@@ -363,7 +363,7 @@ private struct NMEAFeedReader: Sendable {
                     ? assemblers.removeValue(forKey: sender) ?? Splitter(configuration.endpoint.framing, maximumLineLength: limit)
                     : single
                 let bytes = UnsafeBufferPointer(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
-                let deliver = { (piece: StreamPiece) in for tap in taps { tap.feedReceived(piece, at: date) } }
+                let deliver = { (piece: FeedPiece) in for tap in taps { tap.feedReceived(piece, at: date) } }
                 assembler.append(bytes, deliver)
                 if isDatagram { assembler.flushCompleteSentence(deliver) }
                 if !isDatagram {
@@ -398,7 +398,7 @@ private struct NMEAFeedReader: Sendable {
         let date = Date()
         for key in Array(assemblers.keys) {
             let dropped = assemblers[key]!.discard()
-            if dropped > 0 { for tap in taps { tap.feedReceived(.fragment(length: dropped), at: date) } }
+            if dropped > 0 { for tap in taps { tap.feedReceived(.stream(.fragment(length: dropped)), at: date) } }
         }
         for tap in taps { tap.feedReadEnded() }
         assemblers.removeAll()
@@ -430,15 +430,15 @@ private enum Splitter {
         }
     }
 
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (StreamPiece) -> Void) {
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (FeedPiece) -> Void) {
         switch self {
         case .lines(var assembler):
             self = .socketCAN  // the assembler is mutated uniquely, not copied
-            assembler.append(bytes, body)
+            assembler.append(bytes) { body(.stream($0)) }
             self = .lines(assembler)
         case .ubx(var splitter):
             self = .socketCAN
-            splitter.append(bytes, body)
+            splitter.append(bytes) { body(.stream($0)) }
             self = .ubx(splitter)
         case .actisense(var splitter):
             self = .socketCAN
@@ -455,9 +455,9 @@ private enum Splitter {
         }
     }
 
-    mutating func flushCompleteSentence(_ body: (StreamPiece) -> Void) {
+    mutating func flushCompleteSentence(_ body: (FeedPiece) -> Void) {
         guard case .lines(var assembler) = self else { return }
-        assembler.flushCompleteSentence(body)
+        assembler.flushCompleteSentence { body(.stream($0)) }
         self = .lines(assembler)
     }
 

@@ -8,7 +8,7 @@ package protocol NMEAFeedTap: AnyObject, Sendable {
     /// The transport opened (or connected): bytes may follow.
     func feedOpened(at now: ContinuousClock.Instant)
     /// One line, overlong line or fragment, received at `date`.
-    func feedReceived(_ piece: StreamPiece, at date: Date)
+    func feedReceived(_ piece: FeedPiece, at date: Date)
     /// The transport could not be opened, or ended; `retryIn` is the delay before the next try,
     /// `nil` when there will be none.
     func feedFailed(_ failure: ByteStreamFailure, retryIn: Double?)

@@ -1,10 +1,7 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
-public import NMEA2000
-
-/// One thing a feed found in its bytes: what ``LineAssembler``, ``UBXFrameSplitter``, an Actisense
-/// splitter or a SocketCAN socket hand over.
+/// One thing a feed found in its bytes: what ``LineAssembler`` and ``UBXFrameSplitter`` hand over.
 public enum StreamPiece {
     /// A whole line, without its line end; valid only during the call.
     case line(UnsafeBufferPointer<UInt8>)
@@ -15,10 +12,6 @@ public enum StreamPiece {
     /// A u-blox UBX frame whose checksum is right: class, ID, length and payload (no sync, no
     /// checksum); valid only during the call.
     case ubxFrame(UnsafeBufferPointer<UInt8>)
-    /// A UBX or Actisense frame that was refused, and why (a wrong checksum, a length over the limit).
+    /// A UBX frame that was refused, and why (a wrong checksum, a length over the limit).
     case badFrame(reason: String)
-    /// A CAN frame from SocketCAN, with the kernel's receive time (seconds since 1970; 0 for none).
-    case canFrame(CANFrame, receivedAt: Double)
-    /// A whole NMEA 2000 message from an Actisense NGT-1; valid only during the call.
-    case nmea2000Message(NMEA2000Message)
 }

@@ -40,7 +40,10 @@ public struct NMEA2000HeadingReader: Sendable {
 
         /// `device 7 (NAME 0xC0328200113849BA, GPS 19x NMEA 2000)`, with what is known.
         public var description: String {
-            let details = [name.map { "NAME \($0)" }, model].compactMap { $0 }
+            let maker = name.flatMap { name in
+                [name.manufacturer, name.function].compactMap { $0 }.joined(separator: " ").nilIfEmpty
+            }
+            let details = [maker, model, name.map { "NAME \($0)" }].compactMap { $0 }
             return "device \(address)" + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
         }
     }
@@ -202,4 +205,8 @@ public struct NMEA2000HeadingReader: Sendable {
         change(&device)
         devices[address] = device
     }
+}
+
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }
