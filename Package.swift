@@ -73,7 +73,7 @@ let package = Package(
         ),
         .target(
             name: "HeadingKitTesting",
-            dependencies: ["HeadingKit"]
+            dependencies: ["HeadingKit", "NMEA2000"]
         ),
         .executableTarget(
             name: "HeadingDaemon",
@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(
             name: "HeadingDaemonTests",
             dependencies: [
-                "HeadingDaemon", "HeadingKit", "HeadingKitTesting",
+                "HeadingDaemon", "HeadingKit", "HeadingKitTesting", "NMEA2000",
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),

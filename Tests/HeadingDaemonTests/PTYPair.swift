@@ -55,3 +55,28 @@ extension PTYPair {
         return bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
     }
 }
+
+extension PTYPair {
+    /// Reads what has come to a pty's end (opened afresh) within `milliseconds`: what headingd wrote
+    /// to the device.
+    static func read(from path: String, milliseconds: Int32) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var raw = termios()
+        if tcgetattr(descriptor, &raw) == 0 {
+            cfmakeraw(&raw)
+            tcsetattr(descriptor, TCSANOW, &raw)
+        }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(milliseconds)))
+        while ContinuousClock.now < deadline {
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&request, 1, 50) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 { bytes += buffer[0..<count] }
+        }
+        return bytes
+    }
+}
