@@ -81,6 +81,7 @@ let package = Package(
                 "HeadingKit",
                 "HeadingKitGPSD",
                 "HeadingOutputs",
+                "NMEA2000",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Daemon"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Daemon"])),

@@ -24,6 +24,11 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .executableTarget(
+            name: "FuzzNMEA2000",
+            dependencies: [.product(name: "HeadingKit", package: "headingd"), .product(name: "NMEA2000", package: "headingd")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+        .executableTarget(
             name: "FuzzTOML",
             dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]

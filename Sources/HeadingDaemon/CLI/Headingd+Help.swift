@@ -45,6 +45,22 @@ extension Headingd {
         talker=HE,... and sentences=HDT,... (on streams and replays) take one instrument of a \
         multiplexed feed: the same feed may stand at several places in the list, and is read once.
 
+        NMEA 2000 (PGN 127250 Vessel Heading; 129026 course over ground from a device that sends \
+        no heading; 127257 pitch and roll; 129025, 127258 and 126992 as context): \
+        --source socketcan://can0 (a PiCAN-M or Waveshare HAT, a CANable; listen-only: headingd \
+        claims no address and sends nothing on the bus; the interface down or bus-off is a \
+        deviceLost fault, and it is reopened when up), \
+        serial:///dev/ttyUSB0?baud=115200&format=actisense (an Actisense NGT-1, sent its start-up \
+        message at open and every 20 s), tcp://HOST:1457?format=ydraw, udp://:1457?format=ydraw \
+        or serial:...?format=ydraw (a Yacht Devices YDWG-02, YDEN-02 or YDNU-02 in RAW mode), and \
+        replays of candump -L logs, candump text, YD RAW logs and canboat's CSV, found from their \
+        content. Each device on the bus is a source of its own: device=ADDRESS (0 to 253) or \
+        device=NAME (its 64-bit ISO NAME, 0x hex, at whatever address it claims), on every NMEA \
+        2000 transport and replay; without device=, the first device heard sending headings is \
+        taken and the log names it, with its maker, model and NAME once they are heard. Give the \
+        same bus twice with two devices to rank them: failover and the disagreement fault work \
+        between them as between any sources.
+
         Several --source options, best first: headings come from the best healthy source. A \
         source silent for --stale-after seconds raises a stale fault and, when it is the one \
         delivering, headings fail over at once to the next healthy one; they fail back only after \

@@ -3,13 +3,30 @@
 
 import HeadingKit
 import HeadingOutputs
+import NMEA2000
 
 extension DaemonSettings {
+    /// A comment line for each source that chooses an NMEA 2000 device: which device, and what its
+    /// NAME says of it (maker, function, instance), so that a NAME copied from a log is recognized.
+    private var deviceComments: String {
+        sources.enumerated().compactMap { index, source -> String? in
+            switch source.selection.device {
+            case .firstHeard: return nil
+            case .address(let address):
+                return "# source \(index + 1): the NMEA 2000 device at address \(address) (an address may change at power-up; a NAME does not)"
+            case .name(let name):
+                let details = [name.manufacturer.map { "maker \($0)" } ?? "maker code \(name.manufacturerCode)", name.function, "instance \(name.deviceInstance)"]
+                    .compactMap { $0 }.joined(separator: ", ")
+                return "# source \(index + 1): the NMEA 2000 device whose NAME is \(name) (\(details)), at whatever address it claims"
+            }
+        }.map { "\n" + $0 }.joined()
+    }
+
     /// The settings as a TOML document, for `--check-config`.
     var tomlDescription: String {
         func quoted(_ text: String) -> String { JSONText.quoted(text) }
         return """
-            source = [\(sources.map { quoted($0.description) }.joined(separator: ", "))]
+            source = [\(sources.map { quoted($0.description) }.joined(separator: ", "))]\(deviceComments)
             format = \(quoted(format.rawValue))
             filter = \(filter)
             min_course_speed = \(minimumCourseSpeed)

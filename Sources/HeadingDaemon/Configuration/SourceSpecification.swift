@@ -8,11 +8,13 @@ import HeadingKitGPSD
 /// One `--source`: which heading source headingd runs, and how its sensor is installed.
 ///
 /// `KIND[?PARAMETERS]`, where KIND is `simulation`, `replay:PATH`, `gpsd://HOST:PORT[/DEVICE]`, or
-/// an NMEA 0183 stream (`serial:///dev/ttyUSB0`, `tcp://HOST:PORT`, `udp://[ADDRESS]:PORT`,
-/// `stdin:`), and the optional parameters, `&`-separated, are `offset=DEGREES` (added to the
-/// sensor's heading), `smoothing=SECONDS` (time constant), `deviation=HEADING:DEVIATION,…` (the
-/// compass's deviation card), and for streams `talker=HE,…` and `sentences=HDT,…` (which of the
-/// feed's sentences this source takes) and the stream's own (`baud=`, `no_data_timeout=`).
+/// a stream (`serial:///dev/ttyUSB0`, `tcp://HOST:PORT`, `udp://[ADDRESS]:PORT`, `stdin:`,
+/// `exec:/PATH`, `socketcan://can0`), and the optional parameters, `&`-separated, are
+/// `offset=DEGREES` (added to the sensor's heading), `smoothing=SECONDS` (time constant),
+/// `deviation=HEADING:DEVIATION,…` (the compass's deviation card), and for streams and replays
+/// `talker=HE,…` and `sentences=HDT,…` (which of the feed's sentences this source takes),
+/// `device=ADDRESS|NAME` (which NMEA 2000 device) and the stream's own (`baud=`,
+/// `no_data_timeout=`, `format=`).
 struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
     /// Which source.
     enum Kind: Equatable, Sendable {
@@ -49,12 +51,12 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
     static let acceptedForms =
         "'simulation', 'replay:PATH', 'gpsd://HOST:PORT[/DEVICE]' (gpsd alone is gpsd://127.0.0.1:2947), "
         + "'serial:///dev/ttyUSB0[?baud=4800|…|auto]', 'tcp://HOST:PORT[?no_data_timeout=SECONDS]', 'udp://[ADDRESS]:PORT', 'stdin:' "
-        + "or 'exec:/path/to/driver[?args=ARG,ARG]', "
+        + "'exec:/path/to/driver[?args=ARG,ARG]' (each with '&format=ubx|actisense|ydraw') or 'socketcan://INTERFACE', "
         + "optionally followed by '?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,…' "
-        + "and, for replays and the last five, '&talker=HE,…&sentences=HDT,…'"
+        + "and, for replays and the last six, '&talker=HE,…&sentences=HDT,…&device=ADDRESS|NAME'"
 
     /// How the stream sources' URLs begin.
-    static let streamPrefixes = ["serial:", "tcp://", "udp://", "stdin", "exec:"]
+    static let streamPrefixes = ["serial:", "tcp://", "udp://", "stdin", "exec:", "socketcan:"]
 
     private init(kind: Kind, installation: HeadingProcessor.Installation, parameters: String?) {
         self.kind = kind

@@ -451,7 +451,11 @@ private enum Splitter {
             }
             self = .actisense(splitter)
         case .socketCAN:
-            SocketCANRecords.forEach(in: bytes) { frame, time in body(.canFrame(frame, receivedAt: time)) }
+            SocketCANRecords.forEach(in: bytes) { count in
+                body(.badFrame(reason: "the kernel dropped \(count) CAN frame\(count == 1 ? "" : "s") for want of room: headingd fell behind the bus"))
+            } _: { frame, time in
+                body(.canFrame(frame, receivedAt: time))
+            }
         }
     }
 

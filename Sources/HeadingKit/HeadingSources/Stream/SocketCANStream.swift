@@ -25,6 +25,12 @@ package final class SocketCANStream: ByteStream {
     package static let recordSize = 24
     private var descriptor: Int32 = -1
     private let interface: String
+    /// The kernel's count of frames dropped for want of room (`SO_RXQ_OVFL`), as last seen.
+    private var droppedFrames: UInt32 = 0
+    /// `SO_RXQ_OVFL`: the kernel counts the frames it dropped, in each message's control data.
+    private static let receiveQueueOverflow: Int32 = 40
+    /// The identifier of a record that says how many frames the kernel dropped (in its data).
+    package static let dropRecord: UInt32 = 0xFFFF_FFFF
 
     package init(interface: String) throws(ByteStreamFailure) {
         self.interface = interface
@@ -35,22 +41,22 @@ package final class SocketCANStream: ByteStream {
             if error == EAFNOSUPPORT {
                 throw ByteStreamFailure(
                     code: .sourceUnavailable,
-                    reason: "socketcan://\(interface): this kernel has no CAN (socket(AF_CAN): \(String(cString: strerror(error)))); load the can and can-raw modules",
+                    reason: "this kernel has no CAN (socket(AF_CAN): \(String(cString: strerror(error)))); load the can and can-raw modules",
                     errorNumber: error
                 )
             }
-            throw .system(error, "socketcan://\(interface): cannot make a CAN socket")
+            throw .system(error, "cannot make a CAN socket")
         }
         descriptor = created
         let index = csocketcan_interface_index(created, interface)
         guard index > 0 else {
             let error = errno
             close()
-            throw .system(error, "socketcan://\(interface): no such interface", otherwise: .deviceLost)
+            throw .system(error, "no CAN interface \(interface)", otherwise: .deviceLost)
         }
         guard csocketcan_interface_is_up(created, interface) == 1 else {
             close()
-            throw ByteStreamFailure(code: .deviceLost, reason: "socketcan://\(interface): the interface is down (ip link set \(interface) up)")
+            throw ByteStreamFailure(code: .deviceLost, reason: "CAN interface \(interface) is down (ip link set \(interface) up)")
         }
         // Only the PGNs read: one filter each, extended frames only. An addressed (PDU1) PGN's
         // destination byte is left out of the mask.
@@ -61,6 +67,11 @@ package final class SocketCANStream: ByteStream {
         }
         var errors: can_err_mask_t = can_err_mask_t(CAN_ERR_BUSOFF | CAN_ERR_RESTARTED)
         var yes: Int32 = 1
+        // Room for a burst (a bus at 250 kbit/s brings up to about 1800 frames a second): as much
+        // as the system allows an unprivileged socket; what is still dropped is counted and said.
+        var room: Int32 = 1 << 20
+        setsockopt(created, SOL_SOCKET, SO_RCVBUF, &room, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(created, SOL_SOCKET, Self.receiveQueueOverflow, &yes, socklen_t(MemoryLayout<Int32>.size))
         let size = socklen_t(MemoryLayout<can_filter>.stride * filters.count)
         guard setsockopt(created, csocketcan_raw_level(), Int32(CAN_RAW_FILTER), &filters, size) == 0,
             setsockopt(created, csocketcan_raw_level(), Int32(CAN_RAW_ERR_FILTER), &errors, socklen_t(MemoryLayout<can_err_mask_t>.size)) == 0,
@@ -68,7 +79,7 @@ package final class SocketCANStream: ByteStream {
         else {
             let error = errno
             close()
-            throw .system(error, "socketcan://\(interface): cannot set the socket's filters")
+            throw .system(error, "cannot set the CAN socket's filters")
         }
         var address = sockaddr_can()
         address.can_family = sa_family_t(AF_CAN)
@@ -79,10 +90,10 @@ package final class SocketCANStream: ByteStream {
         guard bound == 0 else {
             let error = errno
             close()
-            throw .system(error, "socketcan://\(interface): cannot bind to the interface", otherwise: .deviceLost)
+            throw .system(error, "cannot bind to CAN interface \(interface)", otherwise: .deviceLost)
         }
         #else
-        throw ByteStreamFailure(code: .sourceUnavailable, reason: "socketcan://\(interface): SocketCAN is Linux's")
+        throw ByteStreamFailure(code: .sourceUnavailable, reason: "SocketCAN is Linux's")
         #endif
     }
 
@@ -90,11 +101,13 @@ package final class SocketCANStream: ByteStream {
 
     package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
         #if os(Linux)
-        guard descriptor >= 0 else { return .ended(ByteStreamFailure(code: .deviceLost, reason: "socketcan://\(interface): closed")) }
-        if let result = waitReadable(descriptor, milliseconds: milliseconds, wake: wake, hangUp: { self.failure(errno) }) { return result }
+        guard descriptor >= 0 else { return .ended(ByteStreamFailure(code: .deviceLost, reason: "CAN interface \(interface): closed")) }
+        if let result = waitReadable(descriptor, milliseconds: milliseconds, wake: wake, hangUp: { self.failure(self.pendingError()) }) {
+            return result
+        }
         var count = 0
         var frame = can_frame()
-        var control = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        var control = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         while count + Self.recordSize <= buffer.count, count < 64 * Self.recordSize {
             let received = withUnsafeMutableBytes(of: &frame) { frameBytes in
                 withUnsafeMutableBytes(of: &control) { controlBytes in
@@ -106,7 +119,7 @@ package final class SocketCANStream: ByteStream {
                         header.msg_control = controlBytes.baseAddress
                         header.msg_controllen = controlBytes.count
                         let size = recvmsg(descriptor, &header, Int32(MSG_DONTWAIT))
-                        return (size, Self.timestamp(of: &header))
+                        return (size, Self.controlData(of: &header))
                     }
                 }
             }
@@ -115,10 +128,21 @@ package final class SocketCANStream: ByteStream {
                 if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { break }
                 return .ended(failure(error))
             }
+            if let dropped = received.1.dropped, dropped != droppedFrames {
+                // The kernel dropped frames since the last one: a record saying how many, before this frame.
+                let record = buffer.baseAddress!.advanced(by: count)
+                record.storeBytes(of: Self.dropRecord, toByteOffset: 0, as: UInt32.self)
+                record.storeBytes(of: UInt32(0), toByteOffset: 4, as: UInt32.self)
+                record.storeBytes(of: UInt64(dropped &- droppedFrames).littleEndian, toByteOffset: 8, as: UInt64.self)
+                record.storeBytes(of: Int64(0), toByteOffset: 16, as: Int64.self)
+                count += Self.recordSize
+                droppedFrames = dropped
+                guard count + Self.recordSize <= buffer.count else { break }
+            }
             guard received.0 >= MemoryLayout<can_frame>.size - 8 + Int(min(frame.len, 8)) else { continue }
             if frame.can_id & CAN_ERR_FLAG != 0 {
                 if frame.can_id & CAN_ERR_BUSOFF != 0 {
-                    return .ended(ByteStreamFailure(code: .deviceLost, reason: "socketcan://\(interface): the CAN controller is bus-off"))
+                    return .ended(ByteStreamFailure(code: .deviceLost, reason: "the CAN controller of \(interface) is bus-off"))
                 }
                 continue
             }
@@ -127,7 +151,7 @@ package final class SocketCANStream: ByteStream {
             record.storeBytes(of: frame.can_id.littleEndian, toByteOffset: 0, as: UInt32.self)
             record.storeBytes(of: UInt32(min(frame.len, 8)).littleEndian, toByteOffset: 4, as: UInt32.self)
             withUnsafeBytes(of: &frame.data) { record.advanced(by: 8).copyMemory(from: $0.baseAddress!, byteCount: 8) }
-            record.storeBytes(of: received.1.littleEndian, toByteOffset: 16, as: Int64.self)
+            record.storeBytes(of: received.1.microseconds.littleEndian, toByteOffset: 16, as: Int64.self)
             count += Self.recordSize
         }
         return count == 0 ? .timedOut : .bytes(count: count, sender: 0)
@@ -137,24 +161,46 @@ package final class SocketCANStream: ByteStream {
     }
 
     #if os(Linux)
-    /// The `SO_TIMESTAMP` control message's time, in microseconds since 1970; 0 without one.
-    private static func timestamp(of header: inout msghdr) -> Int64 {
-        guard header.msg_controllen >= MemoryLayout<cmsghdr>.size, let control = header.msg_control else { return 0 }
-        let message = control.assumingMemoryBound(to: cmsghdr.self)
-        guard message.pointee.cmsg_level == SOL_SOCKET, message.pointee.cmsg_type == SO_TIMESTAMP else { return 0 }
-        let data = UnsafeRawPointer(control).advanced(by: MemoryLayout<cmsghdr>.stride)
-        let time = data.loadUnaligned(as: timeval.self)
-        return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec)
+    /// The control messages' receive time (`SO_TIMESTAMP`, microseconds since 1970; 0 without
+    /// one) and the kernel's count of dropped frames (`SO_RXQ_OVFL`).
+    private static func controlData(of header: inout msghdr) -> (microseconds: Int64, dropped: UInt32?) {
+        var result: (microseconds: Int64, dropped: UInt32?) = (0, nil)
+        guard let control = header.msg_control else { return result }
+        var offset = 0
+        let length = Int(header.msg_controllen)
+        let headerSize = MemoryLayout<cmsghdr>.stride
+        while offset + headerSize <= length {
+            let message = control.advanced(by: offset).assumingMemoryBound(to: cmsghdr.self).pointee
+            let size = Int(message.cmsg_len)
+            guard size >= headerSize, offset + size <= length else { break }
+            let data = UnsafeRawPointer(control).advanced(by: offset + headerSize)
+            if message.cmsg_level == SOL_SOCKET, message.cmsg_type == SO_TIMESTAMP, size - headerSize >= MemoryLayout<timeval>.size {
+                let time = data.loadUnaligned(as: timeval.self)
+                result.microseconds = Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec)
+            } else if message.cmsg_level == SOL_SOCKET, message.cmsg_type == receiveQueueOverflow, size - headerSize >= 4 {
+                result.dropped = data.loadUnaligned(as: UInt32.self)
+            }
+            offset += (size + 7) & ~7
+        }
+        return result
+    }
+
+    /// The socket's pending error (`SO_ERROR`): why poll said it failed.
+    private func pendingError() -> Int32 {
+        var error: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &size) == 0, error != 0 else { return ENETDOWN }
+        return error
     }
     #endif
 
     private func failure(_ error: Int32) -> ByteStreamFailure {
         if error == ENETDOWN || error == ENODEV || error == ENXIO {
             return ByteStreamFailure(
-                code: .deviceLost, reason: "socketcan://\(interface): the interface went down (\(String(cString: strerror(error))))", errorNumber: error
+                code: .deviceLost, reason: "CAN interface \(interface) went down (\(String(cString: strerror(error))))", errorNumber: error
             )
         }
-        return .system(error, "socketcan://\(interface): reading failed", otherwise: .deviceLost)
+        return .system(error, "reading CAN interface \(interface) failed", otherwise: .deviceLost)
     }
 
     package func close() {
@@ -167,8 +213,11 @@ package final class SocketCANStream: ByteStream {
 
 /// Reads the records a ``SocketCANStream`` hands over.
 package enum SocketCANRecords {
-    /// Calls `body` with each whole record's frame and receive time (seconds since 1970; 0 for none).
-    package static func forEach(in bytes: UnsafeBufferPointer<UInt8>, _ body: (CANFrame, Double) -> Void) {
+    /// Calls `body` with each whole record's frame and receive time (seconds since 1970; 0 for none),
+    /// and `dropped` with the count of a record saying the kernel dropped frames.
+    package static func forEach(
+        in bytes: UnsafeBufferPointer<UInt8>, dropped: (UInt64) -> Void, _ body: (CANFrame, Double) -> Void
+    ) {
         let raw = UnsafeRawBufferPointer(bytes)
         var offset = 0
         while offset + SocketCANStream.recordSize <= raw.count {
@@ -176,6 +225,11 @@ package enum SocketCANRecords {
             let count = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
             let data = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
             let micros = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: Int64.self))
+            guard identifier != SocketCANStream.dropRecord else {
+                dropped(data)
+                offset += SocketCANStream.recordSize
+                continue
+            }
             body(CANFrame(identifier: CANIdentifier(identifier), count: count, data: data), Double(micros) / 1_000_000)
             offset += SocketCANStream.recordSize
         }

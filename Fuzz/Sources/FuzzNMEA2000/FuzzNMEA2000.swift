@@ -1,0 +1,75 @@
+// headingd — libFuzzer target: NMEA 2000 frames, fast packets and each transport's framing.
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import NMEA2000
+
+/// The input's first byte chooses how it is read; the rest is the hostile peer's bytes:
+/// - as an Actisense NGT-1's stream, in reads of the size the first byte chooses: every message to
+///   the heading reader (the way a serial NGT-1 source reads it);
+/// - as 12-byte records of identifier, length and data: CAN frames to the fast-packet assembler and
+///   the heading reader (the way SocketCAN's frames come);
+/// - as lines, each in each CAN text form (candump, YD RAW, canboat's CSV) and through the line
+///   decoder that replays and YD RAW feeds use.
+/// What must hold whatever the bytes: no trap, messages within their bounds, headings on the circle.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzNMEA2000(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    guard size > 0 else { return 0 }
+    let bytes = UnsafeBufferPointer(start: data + 1, count: size - 1)
+    let step = Int(data[0] % 32) + 1
+    var reader = NMEA2000HeadingReader(selection: data[0] & 0x40 == 0 ? .firstHeard : .address(data[0] & 0x3F))
+    func check(_ output: NMEA2000HeadingReader.Output) {
+        switch output {
+        case .heading(let reading), .course(let reading, _):
+            for value in [reading.trueHeading, reading.magneticHeading].compactMap({ $0 }) {
+                precondition(value.isFinite && value >= 0 && value < 360.01, "heading \(value) off the circle")
+            }
+        default: break
+        }
+    }
+    // Actisense frames.
+    var splitter = ActisenseFrameSplitter()
+    var start = 0
+    while start < bytes.count {
+        let end = min(bytes.count, start + step)
+        splitter.append(UnsafeBufferPointer(rebasing: bytes[start..<end])) { piece in
+            if case .message(let message, _) = piece {
+                precondition(message.payload.count <= 255, "an Actisense message of \(message.payload.count) bytes")
+                check(reader.read(message))
+            }
+        }
+        precondition(splitter.pendingCount <= ActisenseFrameSplitter.maximumFrameLength)
+        start = end
+    }
+    // CAN frames: identifier (4), length (1), data (7): Product Information half the time.
+    var assembler = FastPacketAssembler(maximumSeries: 4)
+    var offset = 0
+    while offset + 12 <= bytes.count {
+        var identifier = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+        if identifier & 1 == 0 { identifier = 0x19F0_1400 | (identifier >> 24) }
+        var payload: UInt64 = 0
+        for index in 0..<7 { payload |= UInt64(bytes[offset + 5 + index]) << (8 * UInt64(index + 1)) }
+        payload |= UInt64(bytes[offset + 4] >> 4)
+        let frame = CANFrame(identifier: CANIdentifier(identifier), count: Int(bytes[offset + 4] % 9), data: payload)
+        assembler.accept(frame) { precondition($0.payload.count <= FastPacketAssembler.maximumLength) }
+        check(reader.read(frame))
+        offset += 12
+    }
+    // Lines, in every CAN text form, and through the line decoder.
+    var text = CANTextLineDecoder()
+    var decoder = HeadingLineDecoder(path: nil, sourceName: "fuzz", timestamping: .reception)
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    var number = 0
+    for line in bytes.split(separator: 0x0A) {
+        let piece = UnsafeBufferPointer(rebasing: line)
+        for format in CANTextFormat.allCases { _ = try? text.decode(piece, format: format) }
+        number += 1
+        if let heading = decoder.decode(piece, number: number, receivedAt: now).report?.heading {
+            for value in [heading.trueHeading, heading.magneticHeading].compactMap({ $0 }) {
+                precondition(value.isFinite && value >= 0 && value < 360, "heading \(value) off the circle")
+            }
+        }
+    }
+    return 0
+}
