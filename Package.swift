@@ -107,6 +107,7 @@ let package = Package(
                 "CAllocationCounter",
                 "HeadingKit",
                 "HeadingKitTesting",
+                "NMEA2000",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),

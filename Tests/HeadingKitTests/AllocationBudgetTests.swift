@@ -6,6 +6,7 @@ import Clocks
 import Foundation
 import HeadingKit
 import HeadingKitTesting
+import NMEA2000
 import Synchronization
 import Testing
 
@@ -22,9 +23,9 @@ struct AllocationBudgetTests {
     /// (the sentence's bytes, and one notification per 256 headings); live, one notification per
     /// heading, 6.
     #if DEBUG
-    static let budget = (heading: 177.4, decoding: 161.4, batchedHeading: 166.6, streamDecoding: 146.4)
+    static let budget = (heading: 177.4, decoding: 161.4, batchedHeading: 166.6, streamDecoding: 146.4, frame: 0.1, ydRawLine: 216.1)
     #else
-    static let budget = (heading: 6.0, decoding: 1.001, batchedHeading: 1.03, streamDecoding: 1.01)
+    static let budget = (heading: 6.0, decoding: 1.001, batchedHeading: 1.03, streamDecoding: 1.01, frame: 1.01, ydRawLine: 1.01)
     #endif
 
     /// One checksummed sentence.
@@ -193,5 +194,86 @@ struct AllocationBudgetTests {
         let perLine = Double(allocations) / 3100
         print("allocations from a stream's bytes through the decoder: \(perLine) per line")
         #expect(perLine <= Self.budget.streamDecoding, "\(perLine) allocations per line; the budget is \(Self.budget.streamDecoding)")
+    }
+
+    /// An NMEA 2000 bus's path to the decoder (issue 26): SocketCAN's records of frames (a Vessel
+    /// Heading, an Attitude, a COG & SOG and a position each tick) read as the feed reads them,
+    /// each frame decoded; and the same frames as a Yacht Devices gateway's RAW lines. A frame
+    /// costs what a sentence costs: the heading it gives, nothing for the frame itself.
+    @Test(.enabled(if: countsAllocations, "allocations are counted with glibc only"))
+    func aCANFramesWayToAHeadingCostsNoMoreThanASentences() throws {
+        let frames: [CANFrame] = (0..<3100).flatMap { index -> [CANFrame] in
+            let degrees = Double(index % 3600) / 10
+            return [
+                CANRecording.vesselHeading(degrees, source: 7, sequence: UInt8(index % 250)),
+                CANFrame(identifier: CANIdentifier(priority: 2, pgn: 127_257, source: 7), bytes: [0, 0xFF, 0x7F, 0x10, 0x00, 0x20, 0x00, 0xFF])!,
+                CANFrame(identifier: CANIdentifier(priority: 2, pgn: 129_026, source: 7), bytes: [0, 0xFC, 0x10, 0x3B, 0xF4, 0x01, 0xFF, 0xFF])!,
+                CANFrame(identifier: CANIdentifier(priority: 2, pgn: 129_025, source: 9), bytes: [0x80, 0x96, 0x98, 0x00, 0x80, 0x69, 0x67, 0xFF])!,
+            ]
+        }
+        // SocketCAN's records, as SocketCANStream writes them into the feed's buffer.
+        var records = [UInt8](repeating: 0, count: frames.count * SocketCANStream.recordSize)
+        records.withUnsafeMutableBytes { raw in
+            for (index, frame) in frames.enumerated() {
+                let offset = index * SocketCANStream.recordSize
+                raw.storeBytes(of: (frame.identifier.rawValue | 0x8000_0000).littleEndian, toByteOffset: offset, as: UInt32.self)
+                raw.storeBytes(of: UInt32(frame.count).littleEndian, toByteOffset: offset + 4, as: UInt32.self)
+                raw.storeBytes(of: frame.data.littleEndian, toByteOffset: offset + 8, as: UInt64.self)
+                raw.storeBytes(of: Int64(1_767_225_600_000_000 + index).littleEndian, toByteOffset: offset + 16, as: Int64.self)
+            }
+        }
+        var decoder = HeadingLineDecoder(path: nil, sourceName: "budget", timestamping: .reception)
+        let now = Date(timeIntervalSince1970: 1_767_225_600)
+        var headings = 0
+        func feedRecords(_ bytes: [UInt8]) {
+            bytes.withUnsafeBufferPointer { buffer in
+                var start = 0
+                while start < buffer.count {
+                    let end = min(buffer.count, start + 64 * SocketCANStream.recordSize)
+                    SocketCANRecords.forEach(in: UnsafeBufferPointer(rebasing: buffer[start..<end])) { _ in } _: { frame, time in
+                        if decoder.decode(frame: frame, receivedAt: now).report?.heading != nil { headings += 1 }
+                    }
+                    start = end
+                }
+            }
+        }
+        feedRecords(Array(records.prefix(400 * SocketCANStream.recordSize)))  // warm: the device chosen, the tables made
+        headings = 0
+        allocation_counting_start()
+        feedRecords(records)
+        let allocations = allocation_counting_stop()
+        #expect(headings == 3100, "every Vessel Heading must give a heading")
+        let perHeading = Double(allocations) / 3100
+        print("allocations from SocketCAN's records through the decoder: \(perHeading) per heading (4 frames each)")
+        #expect(perHeading <= Self.budget.frame, "\(perHeading) allocations per heading; the budget is \(Self.budget.frame)")
+
+        // The same frames as YD RAW lines, through the line assembler, as a YDWG-02's TCP feed.
+        let lines = frames.enumerated().map { CANRecording.ydRawLine($1, time: 1_767_225_600 + Double($0) / 100) }
+        let text = Array(lines.joined().utf8)
+        var assembler = LineAssembler(maximumLineLength: 1024)
+        var number = 0
+        func feedLines(_ bytes: [UInt8]) {
+            bytes.withUnsafeBufferPointer { buffer in
+                var start = 0
+                while start < buffer.count {
+                    let end = min(buffer.count, start + 4096)
+                    assembler.append(UnsafeBufferPointer(rebasing: buffer[start..<end])) { piece in
+                        guard case .line(let line) = piece else { return }
+                        number += 1
+                        if decoder.decode(line, number: number, receivedAt: now).report?.heading != nil { headings += 1 }
+                    }
+                    start = end
+                }
+            }
+        }
+        feedLines(Array(lines.prefix(400).joined().utf8))
+        headings = 0
+        allocation_counting_start()
+        feedLines(text)
+        let lineAllocations = allocation_counting_stop()
+        #expect(headings == 3100)
+        let perLine = Double(lineAllocations) / 3100
+        print("allocations from YD RAW lines through the decoder: \(perLine) per heading (4 lines each)")
+        #expect(perLine <= Self.budget.ydRawLine, "\(perLine) allocations per heading; the budget is \(Self.budget.ydRawLine)")
     }
 }
