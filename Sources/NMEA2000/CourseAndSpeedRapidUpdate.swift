@@ -18,7 +18,7 @@ public struct CourseAndSpeedRapidUpdate: Sendable, Hashable {
         let reader = PayloadReader(message.payload)
         sequence = message.payload[0]
         reference = VesselHeading.Reference(rawValue: reader.bits(at: 1, low: 0, width: 2) ?? 3) ?? .notAvailable
-        course = reader.unsignedField(at: 2, count: 2, scale: tenThousandthRadian)
+        course = reader.angleField(at: 2)
         speed = reader.unsignedField(at: 4, count: 2, scale: 0.01)
     }
 }

@@ -35,6 +35,14 @@ struct PayloadReader {
         return .unsigned(raw, bits: 8 * count) { Double($0) * scale }
     }
 
+    /// An unsigned angle of 1/10000 radian (ANGLE_UFIX16: a heading, a course) in degrees: a value
+    /// past 2π (up to 375° fits the field) is out of range, never a heading off the circle.
+    func angleField(at offset: Int) -> NMEA2000Field<Double> {
+        let field = unsignedField(at: offset, count: 2, scale: tenThousandthRadian)
+        if let degrees = field.value, degrees >= 360 { return .outOfRange }
+        return field
+    }
+
     /// A signed field in the API's unit, with its special values.
     func signedField(at offset: Int, count: Int, scale: Double) -> NMEA2000Field<Double> {
         guard let raw = signed(at: offset, count: count) else { return .notAvailable }

@@ -32,7 +32,7 @@ public struct VesselHeading: Sendable, Hashable {
         guard message.pgn == NMEA2000PGN.vesselHeading, message.payload.count >= 8 else { return nil }
         let reader = PayloadReader(message.payload)
         sequence = message.payload[0]
-        heading = reader.unsignedField(at: 1, count: 2, scale: tenThousandthRadian)
+        heading = reader.angleField(at: 1)
         deviation = reader.signedField(at: 3, count: 2, scale: tenThousandthRadian)
         variation = reader.signedField(at: 5, count: 2, scale: tenThousandthRadian)
         reference = Reference(rawValue: reader.bits(at: 7, low: 0, width: 2) ?? 3) ?? .notAvailable

@@ -53,6 +53,10 @@ struct NMEA2000DecodingTests {
         #expect(decode([0, 0xFD, 0xFF, 0xFE, 0x7F, 0xFD, 0x7F, 0xFF])?.reference == .notAvailable)
         #expect(decode([0, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0xFE])?.deviation.value.map { $0 < -187 } == true)  // -32768 e-4 rad
         #expect(decode([0, 1, 2]) == nil)
+        // The field holds up to 375°: past 2π is out of range, not a heading off the circle (found by FuzzNMEA2000).
+        #expect(decode([0, 0x6F, 0xF5, 0xFF, 0x7F, 0xFF, 0x7F, 0xFC])?.heading.value.map { $0 < 360 } == true)  // 62831: 359.9998°
+        #expect(decode([0, 0x70, 0xF5, 0xFF, 0x7F, 0xFF, 0x7F, 0xFC])?.heading == .outOfRange)  // 62832
+        #expect(decode([0, 0xFC, 0xFF, 0xFF, 0x7F, 0xFF, 0x7F, 0xFC])?.heading == .outOfRange)  // 65532: 375.5°
     }
 
     @Test("Vessel Heading in canboat's samples, as canboat's analyzer decodes them", arguments: [

@@ -329,6 +329,8 @@ public struct HeadingLineDecoder: Sendable {
         case .time(let seconds):
             // The bus's date: a YD RAW line's time of day is on this day.
             if dayStart == nil { dayStart = (seconds / 86_400).rounded(.down) * 86_400 }
+        case .headingError(let reason):
+            return Output(report: alarm(.outOfRange, reason, number: number, receivedAt: receivedAt))
         case .dropped(let reason):
             return Output(report: .fault(HeadingFault(code: .malformedInput, source: sourceName, reason: reason, location: location(number), timestamp: timestamp(receivedAt))))
         }

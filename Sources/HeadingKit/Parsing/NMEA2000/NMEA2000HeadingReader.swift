@@ -27,6 +27,8 @@ public struct NMEA2000HeadingReader: Sendable {
         case time(Double)
         /// Frames that could not be joined into a message, and why.
         case dropped(String)
+        /// The chosen device says its heading is in error (out of range, or an error reference).
+        case headingError(String)
     }
 
     /// What is known of one device.
@@ -118,8 +120,15 @@ public struct NMEA2000HeadingReader: Sendable {
         switch message.pgn {
         case NMEA2000PGN.vesselHeading:
             guard let heading = VesselHeading(message) else { return .none }
-            headingSenders.insert(message.source)
-            guard isChosen(message.source, sendsHeading: true), let degrees = heading.heading.value else { return .none }
+            if headingSenders.insert(message.source).inserted { remember(message.source) { _ in } }
+            guard isChosen(message.source, sendsHeading: true) else { return .none }
+            guard let degrees = heading.heading.value, heading.reference != .error else {
+                switch (heading.heading, heading.reference) {
+                case (.outOfRange, _): return .headingError("device \(message.source) sends Vessel Heading's out-of-range value: no heading")
+                case (_, .error): return .headingError("device \(message.source) says its Vessel Heading's reference is in error: no heading")
+                default: return .none  // not available: the device has none to give
+                }
+            }
             var reading = HeadingReading(kind: heading.reference == .true ? .gnssCompass : .compass)
             if heading.reference == .true {
                 reading.trueHeading = degrees
