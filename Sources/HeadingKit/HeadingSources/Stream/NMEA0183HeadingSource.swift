@@ -23,6 +23,11 @@ import Darwin
 /// Several sources may share one feed, each taking its own instrument's sentences
 /// (``Configuration/selection``): the feed is read once.
 ///
+/// It reads NMEA 2000 too, when its endpoint carries it: `socketcan://can0`, an Actisense NGT-1
+/// (``NMEAStreamEndpoint/Framing/actisense``), a Yacht Devices gateway's RAW
+/// (``NMEAStreamEndpoint/Framing/ydraw``). Each device on the bus is a source of its own
+/// (``NMEASentenceSelection/device``); the first heard when none is chosen, named in the feed's log.
+///
 /// Faults: a transport that cannot be opened, or ends, is ``HeadingFault/Code/sourceUnavailable``
 /// (a device that went away: ``HeadingFault/Code/deviceLost``), and it is opened again with
 /// backoff; a malformed or overlong line (over 1 KiB) is ``HeadingFault/Code/malformedInput`` and
