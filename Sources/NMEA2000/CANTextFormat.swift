@@ -17,9 +17,8 @@ public enum CANTextFormat: String, Sendable, Hashable, CaseIterable {
 
     /// Which form a line is in, from its first bytes; `nil` for none (an NMEA 0183 sentence, say).
     /// Leading spaces must already be removed.
-    public static func of(_ line: some Collection<UInt8>) -> CANTextFormat? {
-        var iterator = line.makeIterator()
-        guard let first = iterator.next() else { return nil }
+    public static func of(_ line: UnsafeBufferPointer<UInt8>) -> CANTextFormat? {
+        guard let first = line.first else { return nil }
         switch first {
         case UInt8(ascii: "("):
             // `(time) iface ID#data` is a log; `(time)  iface  ID   [n]  …` screen text.
@@ -27,10 +26,8 @@ public enum CANTextFormat: String, Sendable, Hashable, CaseIterable {
         case UInt8(ascii: "<"):
             return .candump
         case UInt8(ascii: "0")...UInt8(ascii: "9"):
-            var prefix: [UInt8] = [first]
-            while prefix.count < 5, let next = iterator.next() { prefix.append(next) }
-            if prefix.count >= 3, prefix[2] == UInt8(ascii: ":") { return .yachtDevicesRaw }
-            if prefix.count >= 5, prefix[4] == UInt8(ascii: "-") { return .canboat }
+            if line.count >= 3, line[2] == UInt8(ascii: ":") { return .yachtDevicesRaw }
+            if line.count >= 5, line[4] == UInt8(ascii: "-") { return .canboat }
             return nil
         case UInt8(ascii: "a")...UInt8(ascii: "z"):
             // An interface name (can0, vcan0, slcan0), then the identifier and `[n]`.
@@ -38,5 +35,11 @@ public enum CANTextFormat: String, Sendable, Hashable, CaseIterable {
         default:
             return nil
         }
+    }
+
+    /// Which form a line is in (``of(_:)-(UnsafeBufferPointer<UInt8>)`` over any bytes).
+    public static func of(_ line: some Collection<UInt8>) -> CANTextFormat? {
+        if let format = line.withContiguousStorageIfAvailable({ of($0) }) { return format }
+        return Array(line).withUnsafeBufferPointer { of($0) }
     }
 }

@@ -109,6 +109,8 @@ struct HeadingdNMEA2000Tests {
         try byAddress.start()
         #expect(await byAddress.waitForExit(timeout: .seconds(30)))
         #expect(Self.matches(Self.headings(byAddress, "magneticHeading"), expected), "\(Self.headings(byAddress, "magneticHeading")) vs \(expected)")
+        // Named by its device: two replays of one bus, each with its device, are two sources.
+        #expect(HeadingdStreamSourceTests.headings(byAddress).allSatisfy { ($0["source"] as? String)?.hasSuffix("?device=105") == true })
         // By NAME: only once its address claim is heard (mid-recording), then the same headings.
         let byName = DaemonProcess(
             arguments: ["--source", "replay:\(Self.parity)?device=0xC050A003113125EF", "--format", "json", "--speed", "max", "--stale-after", "30"]

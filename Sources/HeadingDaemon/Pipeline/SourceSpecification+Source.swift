@@ -29,7 +29,7 @@ extension SourceSpecification {
                 configuration: .init(
                     path: path, speed: settings.replaySpeed.speed, loops: settings.replayLoops, untimedRate: settings.rate,
                     minimumCourseSpeed: settings.minimumCourseSpeed,
-                    sourceName: selection.isAll ? nil : "replay:\(path)?\(selection)", requiresChecksum: settings.requiresChecksum,
+                    sourceName: selection.description.isEmpty ? nil : "replay:\(path)?\(selection)", requiresChecksum: settings.requiresChecksum,
                     selection: selection
                 )
             )

@@ -205,12 +205,14 @@ public struct HeadingLineDecoder: Sendable {
                 if type.isAttitude { lastAttitudeSentenceLine = number }
                 if type.isCourse { lastCourseSentenceLine = number }
                 return try decodeSentence(NMEADecoder.decode(sentence, type: type), number: number, receivedAt: receivedAt)
-            case _ where CANTextFormat.of(content) != nil:
-                // A CAN recording or a gateway's text (candump, YD RAW, canboat's CSV).
-                let format = CANTextFormat.of(content)!
-                let result = content.withContiguousStorageIfAvailable { decodeCANLine($0, format: format, number: number, receivedAt: receivedAt) }
-                return result ?? Array(content).withUnsafeBufferPointer { decodeCANLine($0, format: format, number: number, receivedAt: receivedAt) }
             default:
+                // A CAN recording or a gateway's text (candump, YD RAW, canboat's CSV)?
+                let canLine = content.withContiguousStorageIfAvailable { bytes in
+                    CANTextFormat.of(bytes).map { decodeCANLine(bytes, format: $0, number: number, receivedAt: receivedAt) }
+                } ?? Array(content).withUnsafeBufferPointer { bytes in
+                    CANTextFormat.of(bytes).map { decodeCANLine(bytes, format: $0, number: number, receivedAt: receivedAt) }
+                }
+                if let canLine { return canLine }
                 if content.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
                     throw LineDecodingError.malformed("binary data, not an NMEA 0183 sentence or a gpsd JSON report")
                 }
