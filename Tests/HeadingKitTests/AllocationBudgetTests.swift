@@ -25,7 +25,7 @@ struct AllocationBudgetTests {
     #if DEBUG
     static let budget = (heading: 177.4, decoding: 161.4, batchedHeading: 166.6, streamDecoding: 146.4, frame: 0.1, ydRawLine: 48.1)
     #else
-    static let budget = (heading: 6.0, decoding: 1.001, batchedHeading: 1.03, streamDecoding: 1.01, frame: 1.01, ydRawLine: 1.01)
+    static let budget = (heading: 6.0, decoding: 1.001, batchedHeading: 1.03, streamDecoding: 1.01, frame: 0.01, ydRawLine: 0.01)
     #endif
 
     /// One checksummed sentence.

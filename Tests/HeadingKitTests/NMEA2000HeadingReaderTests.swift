@@ -98,6 +98,9 @@ struct NMEA2000HeadingReaderTests {
         #expect(try NMEAStreamEndpoint(parsing: "udp://:1457?format=ydraw").framing == .ydraw)
         #expect(try NMEAStreamEndpoint(parsing: "tcp://192.168.4.1:1457?format=ydraw").description == "tcp://192.168.4.1:1457?format=ydraw")
         #expect(throws: NMEAStreamEndpoint.ParseError.self) { try NMEAStreamEndpoint(parsing: "udp://:1457?format=actisense") }
+        // An NGT-1's own rate by default; baud=auto listens for NMEA 0183, so it is refused.
+        #expect(try NMEAStreamEndpoint(parsing: "serial:///dev/ttyUSB0?format=actisense").transport == .serial(path: "/dev/ttyUSB0", baud: .fixed(115_200)))
+        #expect(throws: NMEAStreamEndpoint.ParseError.self) { try NMEAStreamEndpoint(parsing: "serial:///dev/ttyUSB0?baud=auto&format=actisense") }
         #expect(throws: NMEAStreamEndpoint.ParseError.self) { try NMEAStreamEndpoint(parsing: "socketcan://") }
         #expect(throws: NMEAStreamEndpoint.ParseError.self) { try NMEAStreamEndpoint(parsing: "socketcan://can0/../x") }
         #expect(throws: NMEAStreamEndpoint.ParseError.self) { try NMEAStreamEndpoint(parsing: "socketcan://can0?baud=250000") }

@@ -154,7 +154,8 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
                 throw ParseError(reason: "a serial line is serial:///dev/NAME (an absolute device path)")
             }
             guard !path.utf8.contains(0) else { throw ParseError(reason: "the device path contains a NUL byte") }
-            var baud = SerialBaud.fixed(4800)
+            // An NGT-1 runs at 115200 baud: its default; everything else NMEA 0183's 4800.
+            var baud = SerialBaud.fixed(framing == .actisense ? 115_200 : 4800)
             for (name, value) in parameters {
                 guard name == "baud" else { throw ParseError(reason: "unknown serial parameter '\(name.prefix(40))': expected baud") }
                 if value == "auto" {
@@ -164,6 +165,9 @@ public struct NMEAStreamEndpoint: Sendable, Hashable, CustomStringConvertible {
                 } else {
                     throw ParseError(reason: "baud must be auto or one of \(Self.baudRates.map(String.init).joined(separator: ", ")), not '\(value.prefix(20))'")
                 }
+            }
+            if baud == .automatic, framing != .nmea {
+                throw ParseError(reason: "baud=auto listens for NMEA 0183 sentences: give format=\(framing.rawValue) its baud rate (an NGT-1's is 115200)")
             }
             self.init(transport: .serial(path: String(path), baud: baud), noDataTimeout: nil, framing: framing)
             return
