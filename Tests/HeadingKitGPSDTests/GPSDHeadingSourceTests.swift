@@ -25,7 +25,9 @@ struct GPSDHeadingSourceTests {
 
         init(port: UInt16, backoff: ReconnectBackoff = ReconnectBackoff(), delegate: Bool = true) {
             source = GPSDHeadingSource(
-                configuration: .init(endpoint: GPSDEndpoint(host: "127.0.0.1", port: port), backoff: backoff)
+                // Silence is tested through the daemon (HeadingdGPSDTests): here a gpsfake slowed by a busy
+                // machine must not make a stale fault of its start-up.
+                configuration: .init(endpoint: GPSDEndpoint(host: "127.0.0.1", port: port), backoff: backoff, silenceTimeout: .seconds(60))
             )
             if delegate { source.delegate = reports }
             let stream = source.connectionStates()
