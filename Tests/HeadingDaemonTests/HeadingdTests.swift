@@ -120,7 +120,9 @@ struct HeadingdTests {
     }
 
     @Test(arguments: [
-        (["--count", "0"], 64, "--count must be at least 1"),
+        (["--count", "0"], 78, "option --count: must be at least 1, not 0"),
+        (["--count", "-5"], 78, "option --count: must be at least 1, not -5"),
+        (["--position", "-33.86,151.21,-7000000"], 78, "option --position: key 'position': must be LATITUDE,LONGITUDE[,ALTITUDE]"),
         (["--rate", "fast"], 64, "The value 'fast' is invalid for '--rate <hz>'"),
         (["--filter", "200"], 78, "option --filter: key 'filter': must be between 0 and 180"),
         (["--rate", "0"], 78, "option --rate: key 'simulation.rate': must be above 0"),

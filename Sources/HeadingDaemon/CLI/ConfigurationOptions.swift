@@ -6,6 +6,7 @@ import ArgumentParser
 /// The options that say where the configuration is, and whether only to check it.
 struct ConfigurationOptions: ParsableArguments {
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The main configuration file; drop-ins are read from conf.d/*.toml beside it. (default: \(SettingsLoader.defaultMainFile))",
             valueName: "path"

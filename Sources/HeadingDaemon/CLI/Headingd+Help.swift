@@ -93,7 +93,7 @@ extension Headingd {
 
         Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
         78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \
-        or an option; 65 with --strict when any line was \
+        or an option (a value may start with '-' as a separate argument: --position -33.86,151.21); 65 with --strict when any line was \
         skipped or the file is in an unsupported (binary) format; 66 when the file cannot be read; 69 when \
         an output cannot be opened (a port in use, an unknown host); 74 when headings cannot be written to \
         standard output.

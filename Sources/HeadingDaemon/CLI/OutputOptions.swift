@@ -2,14 +2,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import Foundation
 import Configuration
 
 /// The options of what headingd prints.
 struct OutputOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Exit 0 after printing this many headings (default: run until stopped).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exit 0 after printing this many headings (default: run until stopped).", valueName: "n"))
     var count: Int?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Output format: 'text' (one readable line) or 'json' (one JSON object per line). (default: text)", valueName: "text|json"
         )
@@ -20,6 +22,7 @@ struct OutputOptions: ParsableArguments {
     var verbose = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Serve NMEA 0183 heading sentences over TCP on this address, such as 127.0.0.1:10110 (default: none; "
                 + "a non-loopback address serves the network).", valueName: "host:port"
@@ -27,10 +30,11 @@ struct OutputOptions: ParsableArguments {
     )
     var nmeaTcp: String?
 
-    @Option(help: ArgumentHelp("The most NMEA 0183 TCP clients at once; the next is refused. (default: 16)", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The most NMEA 0183 TCP clients at once; the next is refused. (default: 16)", valueName: "n"))
     var nmeaTcpMaxClients: Int?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The NMEA 0183 sentences for each heading, comma-separated, of HDT, HDM, HDG, THS and ROT. (default: HDT,HDG,THS)",
             valueName: "list"
@@ -38,13 +42,14 @@ struct OutputOptions: ParsableArguments {
     )
     var nmeaSentences: String?
 
-    @Option(help: ArgumentHelp("The NMEA 0183 talker, two letters. (default: II, integrated instrumentation)", valueName: "id"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The NMEA 0183 talker, two letters. (default: II, integrated instrumentation)", valueName: "id"))
     var nmeaTalker: String?
 
-    @Option(help: ArgumentHelp("The most NMEA 0183 headings a second; 0 sends every heading. (default: 10)", valueName: "hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The most NMEA 0183 headings a second; 0 sends every heading. (default: 10)", valueName: "hz"))
     var nmeaRate: Double?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Send NMEA 0183 heading sentences in UDP datagrams to these HOST:PORT targets, comma-separated; a broadcast "
                 + "address such as 192.168.1.255:10110 broadcasts. (default: none)", valueName: "targets"
@@ -52,16 +57,17 @@ struct OutputOptions: ParsableArguments {
     )
     var nmeaUdp: String?
 
-    @Option(help: ArgumentHelp("The UDP output's sentences, as --nmea-sentences. (default: HDT,HDG,THS)", valueName: "list"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The UDP output's sentences, as --nmea-sentences. (default: HDT,HDG,THS)", valueName: "list"))
     var nmeaUdpSentences: String?
 
-    @Option(help: ArgumentHelp("The UDP output's talker. (default: II)", valueName: "id"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The UDP output's talker. (default: II)", valueName: "id"))
     var nmeaUdpTalker: String?
 
-    @Option(help: ArgumentHelp("The UDP output's most headings a second; 0 sends every heading. (default: 10)", valueName: "hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The UDP output's most headings a second; 0 sends every heading. (default: 10)", valueName: "hz"))
     var nmeaUdpRate: Double?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Write NMEA 0183 heading sentences to this serial line, such as /dev/ttyUSB0, raw 8N1; a line that goes "
                 + "away is reopened. (default: none)", valueName: "device"
@@ -69,16 +75,16 @@ struct OutputOptions: ParsableArguments {
     )
     var nmeaSerial: String?
 
-    @Option(help: ArgumentHelp("The serial line's baud rate: 4800, 9600, 19200, 38400, 57600 or 115200. (default: 4800)", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The serial line's baud rate: 4800, 9600, 19200, 38400, 57600 or 115200. (default: 4800)", valueName: "n"))
     var nmeaSerialBaud: Int?
 
-    @Option(help: ArgumentHelp("The serial output's sentences, as --nmea-sentences. (default: HDT,HDG,THS)", valueName: "list"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The serial output's sentences, as --nmea-sentences. (default: HDT,HDG,THS)", valueName: "list"))
     var nmeaSerialSentences: String?
 
-    @Option(help: ArgumentHelp("The serial output's talker. (default: II)", valueName: "id"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The serial output's talker. (default: II)", valueName: "id"))
     var nmeaSerialTalker: String?
 
-    @Option(help: ArgumentHelp("The serial output's most headings a second; 0 sends every heading. (default: 5)", valueName: "hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The serial output's most headings a second; 0 sends every heading. (default: 5)", valueName: "hz"))
     var nmeaSerialRate: Double?
 
     @Flag(
@@ -90,6 +96,7 @@ struct OutputOptions: ParsableArguments {
     var signalk = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The Signal K output's address. (default: 127.0.0.1:8375; a non-loopback address serves the network)",
             valueName: "host:port"
@@ -98,6 +105,7 @@ struct OutputOptions: ParsableArguments {
     var signalkListen: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The vessel's Signal K identity, urn:mrn:signalk:uuid:UUID or urn:mrn:imo:mmsi:MMSI. (default: one generated "
                 + "once and kept in $STATE_DIRECTORY, else generated for the run)", valueName: "urn"
@@ -105,14 +113,19 @@ struct OutputOptions: ParsableArguments {
     )
     var signalkSelf: String?
 
-    @Option(help: ArgumentHelp("The most Signal K stream clients at once; the next is refused. (default: 16)", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The most Signal K stream clients at once; the next is refused. (default: 16)", valueName: "n"))
     var signalkMaxClients: Int?
 
-    @Option(help: ArgumentHelp("The most subscriptions one Signal K client may hold. (default: 64)", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The most subscriptions one Signal K client may hold. (default: 64)", valueName: "n"))
     var signalkMaxSubscriptions: Int?
 
+    /// A `--count` below 1 is a value out of range: exit 78 (EX_CONFIG), as for every setting,
+    /// not a usage error.
     func validate() throws {
-        if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count).") }
+        if let count, count < 1 {
+            FileHandle.standardError.write(Data("headingd: configuration: option --count: must be at least 1, not \(count)\n".utf8))
+            throw ExitCode(78)
+        }
     }
 
     /// The options given, by configuration key (`--count` is not a setting: it belongs to one run).

@@ -8,6 +8,7 @@ import Configuration
 struct ProcessingOptions: ParsableArguments {
     @Option(
         name: .customLong("stale-after"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds without a heading before a source is stale (a stale fault; failover when it is the active one). (default: 2)",
             valueName: "seconds"
@@ -17,11 +18,13 @@ struct ProcessingOptions: ParsableArguments {
 
     @Option(
         name: .customLong("fail-back-hold"),
+        parsing: .unconditional,
         help: ArgumentHelp("Seconds a better source must deliver again before headings fail back to it. (default: 5)", valueName: "seconds")
     )
     var failBackHold: Double?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Degrees two healthy sources may disagree by, for --disagreement-hold seconds, before a disagreement fault; 0 for never. (default: 10)",
             valueName: "degrees"
@@ -31,11 +34,13 @@ struct ProcessingOptions: ParsableArguments {
 
     @Option(
         name: .customLong("disagreement-hold"),
+        parsing: .unconditional,
         help: ArgumentHelp("Seconds a disagreement must last before the fault. (default: 10)", valueName: "seconds")
     )
     var disagreementHold: Double?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The vessel's position when no source reports one, for the World Magnetic Model's variation: LATITUDE,LONGITUDE[,ALTITUDE] (degrees North and East, metres). (default: none)",
             valueName: "lat,lon"
@@ -44,6 +49,7 @@ struct ProcessingOptions: ParsableArguments {
     var position: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Deliver a heading only when it differs from the last delivered one by at least this many degrees, measured on the circle (0 delivers all). (default: 0)",
             valueName: "degrees"

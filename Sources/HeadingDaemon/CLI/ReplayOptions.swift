@@ -7,6 +7,7 @@ import Configuration
 /// The options of a replay source.
 struct ReplayOptions: ParsableArguments {
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Replay: a multiple of the recorded speed (10 is ten times faster), or 'max' for flat out. (default: 1)", valueName: "n|max"
         )

@@ -8,6 +8,7 @@ import Configuration
 struct SourceOptions: ParsableArguments {
     @Option(
         name: .customLong("source"),
+        parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
             "Where headings come from: \(SourceSpecification.acceptedForms). Give it more than once for several sources, best first: headings come from the best healthy one. (default: simulation)",
             valueName: "source"
@@ -17,6 +18,7 @@ struct SourceOptions: ParsableArguments {
 
     @Option(
         name: .customLong("min-course-speed"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Replay and gpsd: the speed in m/s below which course over ground gives no heading (it is noise when stationary). (default: 0.5)",
             valueName: "m/s"
