@@ -192,5 +192,67 @@ elif scenario == "hostile":
     result["readerServedOn"] = any("updates" in m for m in collect(reader, 3))
     print(json.dumps(result))
 
+elif scenario == "slowloris":
+    # Issue 27: hundreds of connections trickling a request head (a header line a second) and
+    # idle connections that never send a byte, opened again as they are closed, for `seconds`;
+    # throughout, a well-behaved client's discovery request every 0.25 s and a stream client.
+    import threading
+    reader, _ = connect()
+    stop = threading.Event()
+    counts = {"slowOpened": 0, "idleOpened": 0, "closedByServer": 0}
+
+    def attacker(kind, total):
+        sockets = []
+        while not stop.is_set():
+            while len(sockets) < total and not stop.is_set():
+                try:
+                    s = socket.create_connection(("127.0.0.1", port), timeout=2)
+                    if kind == "slow":
+                        s.send(b"GET /signalk HTTP/1.1\r\nHost: x\r\n")
+                    sockets.append(s)
+                    counts[kind + "Opened"] += 1
+                except OSError:
+                    time.sleep(0.01)
+            alive = []
+            for s in sockets:
+                try:
+                    if kind == "slow":
+                        s.send(b"X-Trickle: 1\r\n")
+                    s.setblocking(False)
+                    try:
+                        if s.recv(1) == b"":
+                            raise OSError("closed")
+                    except BlockingIOError:
+                        pass
+                    s.setblocking(True)
+                    alive.append(s)
+                except OSError:
+                    counts["closedByServer"] += 1
+                    s.close()
+            sockets = alive
+            stop.wait(1)
+        for s in sockets:
+            s.close()
+
+    threads = [threading.Thread(target=attacker, args=("slow", 300)), threading.Thread(target=attacker, args=("idle", 100))]
+    for thread in threads:
+        thread.start()
+    latencies, failures = [], 0
+    deltas = 0
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        started = time.monotonic()
+        try:
+            requests.get(f"{base}/signalk", timeout=2).json()
+            latencies.append(time.monotonic() - started)
+        except (requests.RequestException, ValueError):
+            failures += 1
+        deltas += sum(1 for m in collect(reader, 0.25) if "updates" in m)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    print(json.dumps(dict(counts, goodRequests=len(latencies), goodFailures=failures,
+                          slowestGood=max(latencies) if latencies else None, streamDeltas=deltas)))
+
 else:
     fail(f"unknown scenario {scenario}")

@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKitTesting
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -131,6 +132,43 @@ struct HeadingdSignalKTests {
         #expect(seen["fragmentedClose"] as? Int == 1009, "a message over 16 KiB closes with 1009")
         #expect(seen["bigFrameClose"] != nil, "a 10 MB frame ends its connection")
         #expect(seen["readerServedOn"] as? Bool == true)
+        #expect(daemon.exitedAt == nil, "headingd is still up")
+        await stop(daemon)
+    }
+
+    /// Issue 27: a slowloris (300 connections trickling a request head, a header line a second) and
+    /// an idle flood (100 connections that never send a byte), each reopened as the listener
+    /// closes them, for 12 s, with the default limits: a well-behaved client's discovery request is
+    /// served within a second every time, a stream client keeps its rate, the hostile connections
+    /// are closed (after 5 s without a whole head), descriptors stay bounded, and headings on
+    /// stdout keep their rate.
+    @Test func slowAndIdleClientsAreClosedWhileOthersAreServed() async throws {
+        let (daemon, port) = try await start(["--rate", "10"])
+        let linesBefore = daemon.outputLines.count
+        let pid = daemon.processIdentifier
+        let descriptors = Mutex(0)
+        let sampler = Task.detached {
+            while !Task.isCancelled {
+                let count = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+                descriptors.withLock { $0 = max($0, count) }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        let started = ContinuousClock.now
+        let seen = try await client("slowloris", port: port, seconds: 12)
+        let elapsed = ContinuousClock.now - started
+        sampler.cancel()
+        let linesDuring = daemon.outputLines.count - linesBefore
+        print("slowloris and idle flood: \(seen); most descriptors \(descriptors.withLock { $0 }); \(linesDuring) headings in \(elapsed)")
+        #expect(seen["goodFailures"] as? Int == 0, "\(seen)")
+        #expect((seen["goodRequests"] as? Int ?? 0) >= 20, "\(seen)")
+        #expect((seen["slowestGood"] as? Double ?? 99) < 1.0, "a discovery request waited: \(seen)")
+        #expect((seen["closedByServer"] as? Int ?? 0) >= 400, "the hostile connections must be closed: \(seen)")
+        #expect((seen["streamDeltas"] as? Int ?? 0) >= 60, "the stream client kept its rate (10 Hz): \(seen)")
+        // The connections are bounded (128 by default), and so are headingd's descriptors.
+        #expect(descriptors.withLock { $0 } <= 128 + 40, "descriptors: \(descriptors.withLock { $0 })")
+        let seconds = Double(elapsed.components.seconds)
+        #expect(Double(linesDuring) >= seconds * 10 * 0.8, "\(linesDuring) headings in \(elapsed) at 10 Hz")
         #expect(daemon.exitedAt == nil, "headingd is still up")
         await stop(daemon)
     }

@@ -119,6 +119,33 @@ struct OutputOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("The most subscriptions one Signal K client may hold. (default: 64)", valueName: "n"))
     var signalkMaxSubscriptions: Int?
 
+    @Option(
+        name: .customLong("http-request-head-timeout"), parsing: .unconditional,
+        help: ArgumentHelp("HTTP: seconds a connection has to send a whole request head (a slow client is closed). (default: 5)", valueName: "seconds")
+    )
+    var httpRequestHeadTimeout: Double?
+
+    @Option(
+        name: .customLong("http-idle-timeout"), parsing: .unconditional,
+        help: ArgumentHelp("HTTP: seconds a connection may wait between requests before it is closed. (default: 30)", valueName: "seconds")
+    )
+    var httpIdleTimeout: Double?
+
+    @Option(
+        name: .customLong("http-max-connections"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "HTTP: the most open connections; at the limit a new one closes the oldest that is idle or still sending its head. (default: 128)",
+            valueName: "n"
+        )
+    )
+    var httpMaxConnections: Int?
+
+    @Option(
+        name: .customLong("http-max-request-size"), parsing: .unconditional,
+        help: ArgumentHelp("HTTP: the largest request, head and body, in bytes; a larger one is answered 413 and closed. (default: 65536)", valueName: "bytes")
+    )
+    var httpMaxRequestSize: Int?
+
     /// A `--count` below 1 is a value out of range: exit 78 (EX_CONFIG), as for every setting,
     /// not a usage error.
     func validate() throws {
@@ -152,6 +179,10 @@ struct OutputOptions: ParsableArguments {
             "outputs.signalk.self": signalkSelf.map(ConfigContent.string),
             "outputs.signalk.max_clients": signalkMaxClients.map(ConfigContent.int),
             "outputs.signalk.max_subscriptions": signalkMaxSubscriptions.map(ConfigContent.int),
+            "http.request_head_timeout": httpRequestHeadTimeout.map(ConfigContent.double),
+            "http.idle_timeout": httpIdleTimeout.map(ConfigContent.double),
+            "http.max_connections": httpMaxConnections.map(ConfigContent.int),
+            "http.max_request_size": httpMaxRequestSize.map(ConfigContent.int),
         ])
     }
 }

@@ -107,6 +107,18 @@ extension DaemonSettings {
             guard case .int(let count) = content, (1...1024).contains(count) else { return "must be from 1 to 1024" }
             return nil
         },
+        SettingKey(name: "http.request_head_timeout", option: "--http-request-head-timeout", kind: .double) {
+            number($0, in: 0.1...300, "between 0.1 and 300 seconds")
+        },
+        SettingKey(name: "http.idle_timeout", option: "--http-idle-timeout", kind: .double) { number($0, in: 0.1...3600, "between 0.1 and 3600 seconds") },
+        SettingKey(name: "http.max_connections", option: "--http-max-connections", kind: .integer) { content in
+            guard case .int(let count) = content, (1...65_536).contains(count) else { return "must be from 1 to 65536" }
+            return nil
+        },
+        SettingKey(name: "http.max_request_size", option: "--http-max-request-size", kind: .integer) { content in
+            guard case .int(let size) = content, (1024...16_777_216).contains(size) else { return "must be from 1024 to 16777216 bytes" }
+            return nil
+        },
     ]
 
     /// A list of NMEA 0183 sentence types the encoder writes.

@@ -71,6 +71,12 @@ extension DaemonSettings {
             self = \(quoted(signalKSelf ?? ""))
             max_clients = \(signalKMaxClients)
             max_subscriptions = \(signalKMaxSubscriptions)
+
+            [http]
+            request_head_timeout = \(httpLimits.requestHeadTimeout)
+            idle_timeout = \(httpLimits.idleTimeout)
+            max_connections = \(httpLimits.maximumConnections)
+            max_request_size = \(httpLimits.maximumRequestSize)
             """
     }
 }

@@ -60,6 +60,8 @@ struct DaemonSettings: Sendable, Equatable {
     var signalKSelf: String?
     /// How many Signal K stream clients at once; the next is refused.
     var signalKMaxClients = 16
+    /// How the HTTP listener (Signal K, and every HTTP service after it) defends itself.
+    var httpLimits = HTTPLimits()
     /// How many subscriptions one Signal K client may hold.
     var signalKMaxSubscriptions = 64
 
@@ -109,6 +111,12 @@ struct DaemonSettings: Sendable, Equatable {
         signalKSelf = reader.string(forKey: "outputs.signalk.self").flatMap { $0.isEmpty ? nil : $0 } ?? defaults.signalKSelf
         signalKMaxClients = reader.int(forKey: "outputs.signalk.max_clients") ?? defaults.signalKMaxClients
         signalKMaxSubscriptions = reader.int(forKey: "outputs.signalk.max_subscriptions") ?? defaults.signalKMaxSubscriptions
+        httpLimits = HTTPLimits(
+            requestHeadTimeout: reader.double(forKey: "http.request_head_timeout") ?? defaults.httpLimits.requestHeadTimeout,
+            idleTimeout: reader.double(forKey: "http.idle_timeout") ?? defaults.httpLimits.idleTimeout,
+            maximumConnections: reader.int(forKey: "http.max_connections") ?? defaults.httpLimits.maximumConnections,
+            maximumRequestSize: reader.int(forKey: "http.max_request_size") ?? defaults.httpLimits.maximumRequestSize
+        )
     }
 
     /// The defaults.

@@ -35,6 +35,8 @@ final class SignalKOutput: Service, Sendable {
         let selfURN: String
         let maximumClients: Int
         let maximumSubscriptions: Int
+        /// How the HTTP listener defends itself: slow heads, idle connections, its connections, request size.
+        var limits = HTTPLimits()
     }
 
     /// Why the output could not start: the address cannot be listened on.
@@ -92,16 +94,21 @@ final class SignalKOutput: Service, Sendable {
     func run() async throws {
         hub.start()
         defer { hub.stop() }
+        let guardian = HTTPConnectionGuard(limits: configuration.limits, logger: logger)
         let application = Application(
             router: router(),
-            server: .http1WebSocketUpgrade(
+            server: HTTPServerBuilder { [hub, configuration, logger, guardian] responder in
+                GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(
+                responder: responder,
                 configuration: .init(
-                    // A plain HTTP connection idle for 30 s is closed (a stream, once upgraded, is pinged instead).
-                    http1: .init(idleTimeout: .seconds(30)),
+                    // A plain HTTP connection idle for http.idle_timeout is closed (a stream, once upgraded, is pinged instead).
+                    http1: .init(idleTimeout: .milliseconds(Int64(configuration.limits.idleTimeout * 1000))),
                     ws: .init(maxFrameSize: Self.maximumMessageSize, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .milliseconds(500))
                 )
-            ) { [hub, configuration, logger] request, channel, _ in
+            ) { [hub, configuration, logger, guardian] request, channel, _ in
                 guard request.path?.split(separator: "?").first == "/signalk/v1/stream" else { return .dontUpgrade }
+                // A stream from here: the connection guard neither times it nor closes it to make room.
+                guardian.set(channel, .stream)
                 let initial = Self.initialSubscription(request.path ?? "")
                 let id = UUID()
                 let peer = channel.remoteAddress.map { "\($0)" } ?? "?"
@@ -126,12 +133,13 @@ final class SignalKOutput: Service, Sendable {
                         subscriptionLimit: configuration.maximumSubscriptions
                     )
                 }
+            }, guardian: guardian)
             },
             configuration: .init(
                 address: .hostname(configuration.address.host, port: configuration.address.port),
-                serverName: "headingd/\(Headingd.version)",
-                // Stream clients and short REST requests; a crowd beyond this waits in the backlog.
-                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumClients * 2 + 16)
+                serverName: "headingd/\(Headingd.version)"
+                // Every connection is accepted: the guard closes the oldest idle one to make room
+                // (a crowd waiting in the backlog would wait behind slow clients).
             ),
             logger: logger
         )

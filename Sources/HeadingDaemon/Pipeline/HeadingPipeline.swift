@@ -78,7 +78,7 @@ struct HeadingPipeline {
         signalKOutput = settings.signalKEnabled ? SignalKOutput(
             configuration: .init(
                 address: settings.signalKListen, selfURN: settings.signalKSelf ?? signalKSelf(), maximumClients: settings.signalKMaxClients,
-                maximumSubscriptions: settings.signalKMaxSubscriptions
+                maximumSubscriptions: settings.signalKMaxSubscriptions, limits: settings.httpLimits
             ),
             center: .heading, logger: logger
         ) : nil
