@@ -192,6 +192,31 @@ elif scenario == "hostile":
     result["readerServedOn"] = any("updates" in m for m in collect(reader, 3))
     print(json.dumps(result))
 
+elif scenario == "kept":
+    # Issue 27: a stream client subscribed to one path, for `seconds`, while the test reloads
+    # headingd: is it still connected, does it still get only its path, and the longest gap.
+    ws, _ = connect("subscribe=none")
+    ws.send(json.dumps({"context": "vessels.self", "subscribe": [{"path": "navigation.headingTrue", "period": 100}]}))
+    paths, gaps, closed = set(), [], None
+    last = None
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ws.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            message = json.loads(ws.recv())
+        except websocket.WebSocketTimeoutException:
+            break
+        except (websocket.WebSocketException, OSError) as error:
+            closed = str(error)[:100]
+            break
+        if "updates" in message:
+            now = time.monotonic()
+            if last is not None:
+                gaps.append(now - last)
+            last = now
+            paths.update(path for path, _, _ in values(message))
+    print(json.dumps({"closed": closed, "paths": sorted(paths), "deltas": len(gaps) + 1, "longestGap": max(gaps) if gaps else None}))
+
 elif scenario == "slowloris":
     # Issue 27: hundreds of connections trickling a request head (a header line a second) and
     # idle connections that never send a byte, opened again as they are closed, for `seconds`;

@@ -45,7 +45,7 @@ struct HeadingdSignalKTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "printed: \(text) \(problems)")
     }
 
-    private static func runClient(_ scenario: String, port: UInt16, seconds: Double) throws -> (Int32, String, String) {
+    static func runClient(_ scenario: String, port: UInt16, seconds: Double) throws -> (Int32, String, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")  // Debian's, with its python3-websocket
         process.arguments = [Self.fixtures.appendingPathComponent("signalk-client.py").path, scenario, String(port), String(seconds)]

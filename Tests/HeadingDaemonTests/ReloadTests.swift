@@ -5,6 +5,10 @@ import Foundation
 import HeadingKitTesting
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// SIGHUP: the configuration read again; a broken one changes nothing.
 @Suite(.processSlot, .timeLimit(.minutes(2)))
 struct ReloadTests {
@@ -86,5 +90,101 @@ struct ReloadTests {
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
         #expect(daemon.terminationStatus == 0)
+    }
+
+    /// Issue 27: a SIGHUP rebuilds the sources and the processor, not the outputs whose settings
+    /// did not change: an NMEA 0183 TCP client and a subscribed Signal K stream client stay
+    /// connected, the Signal K client keeps its subscription, and the heading stream to them
+    /// resumes within the rebuild.
+    @Test func aReloadKeepsTheOutputsAndTheirClients() async throws {
+        let nmeaPort = GPSFake.freePort()
+        let signalKPort = GPSFake.freePort()
+        let text = """
+            source = "simulation"
+            [simulation]
+            rate = 10.0
+            [outputs.nmea0183.tcp]
+            listen = "127.0.0.1:\(nmeaPort)"
+            rate = 0.0
+            [outputs.signalk]
+            enabled = true
+            listen = "127.0.0.1:\(signalKPort)"
+
+            """
+        let directory = try ConfigurationTests.Directory(main: text)
+        let daemon = DaemonProcess(arguments: ["--config", directory.mainFile], environment: ["STATE_DIRECTORY": nil])
+        try daemon.start()
+        let plotter = try await LineClient.connect(port: nmeaPort)
+        #expect(await plotter.readLine() != nil)
+        let port = signalKPort
+        async let stream = offCooperativePool { try HeadingdSignalKTests.runClient("kept", port: port, seconds: 6) }
+        try await Task.sleep(for: .seconds(2))
+        daemon.send(SIGHUP)
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "headingd: SIGHUP: configuration reloaded"), "\(daemon.errors)")
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "Signal K output on 127.0.0.1:\(port): kept"), "\(daemon.errors)")
+        // The plotter's connection is the same one, and headings come on it after the reload.
+        var after = 0
+        let reloadedAt = ContinuousClock.now
+        while ContinuousClock.now - reloadedAt < .seconds(2), let line = await plotter.readLine(timeout: .seconds(2)) {
+            if line.hasPrefix("$IIHDT") { after += 1 }
+        }
+        #expect(after >= 10, "\(after) HDT after the reload")
+        #expect(!plotter.isClosed)
+        let (status, output, problems) = try await stream
+        #expect(status == 0, "\(problems)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data((output.split(separator: "\n").last ?? "").utf8)) as? [String: Any])
+        print("a Signal K stream client across a reload: \(seen)")
+        #expect(seen["closed"] is NSNull, "\(seen)")
+        #expect(seen["paths"] as? [String] == ["navigation.headingTrue"], "its subscription kept: \(seen)")
+        #expect((seen["longestGap"] as? Double ?? 99) < 1.5, "\(seen)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0, "\(daemon.errors)")
+    }
+
+    /// A reload that moves the NMEA 0183 TCP port listens on the new one before it closes the old:
+    /// at no moment does neither listen.
+    @Test func aReloadMovesTheNMEAPortWithoutAMomentWhereNeitherListens() async throws {
+        let old = GPSFake.freePort()
+        let new = GPSFake.freePort()
+        let file = { (port: UInt16) in "source = \"simulation\"\n[outputs.nmea0183.tcp]\nlisten = \"127.0.0.1:\(port)\"\n" }
+        let directory = try ConfigurationTests.Directory(main: file(old))
+        let daemon = DaemonProcess(arguments: ["--config", directory.mainFile])
+        try daemon.start()
+        _ = try await LineClient.connect(port: old)
+        try Data(file(new).utf8).write(to: URL(fileURLWithPath: directory.mainFile))
+        daemon.send(SIGHUP)
+        let (gaps, sawNew) = await offCooperativePool { () -> (Int, Bool) in
+            var gaps = 0
+            var sawNew = false
+            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+            while ContinuousClock.now < deadline, !(sawNew && !Self.listens(old)) {
+                let listensOld = Self.listens(old)
+                let listensNew = Self.listens(new)
+                if !listensOld && !listensNew { gaps += 1 }
+                sawNew = sawNew || listensNew
+            }
+            return (gaps, sawNew)
+        }
+        #expect(sawNew, "the new port never listened: \(daemon.errors)")
+        #expect(gaps == 0, "\(gaps) samples where neither port listened")
+        #expect(!Self.listens(old), "the old port still listens")
+        #expect(daemon.errors.contains("127.0.0.1:\(old): stopped, replaced by its new settings"), "\(daemon.errors)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port` (a connect that succeeds, closed at once).
+    static func listens(_ port: UInt16) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
     }
 }

@@ -53,6 +53,10 @@ struct SettingLayerConsistencyTests {
         Case(key: "outputs.signalk.self", text: "urn:mrn:signalk:uuid:not-a-uuid", toml: "\"urn:mrn:signalk:uuid:not-a-uuid\""),
         Case(key: "outputs.signalk.max_clients", text: "0", toml: "0"),
         Case(key: "outputs.signalk.max_subscriptions", text: "2000", toml: "2000"),
+        Case(key: "http.request_head_timeout", text: "-1", toml: "-1"),
+        Case(key: "http.idle_timeout", text: "0", toml: "0"),
+        Case(key: "http.max_connections", text: "-5", toml: "-5"),
+        Case(key: "http.max_request_size", text: "100", toml: "100"),
     ]
 
     /// Every key that can hold a wrong value has a case (true or false cannot be out of range).
@@ -71,7 +75,8 @@ struct SettingLayerConsistencyTests {
             ? "[\(parts.dropLast().joined(separator: "."))]\n\(parts.last!) = \(wrong.toml)\n" : "\(wrong.key) = \(wrong.toml)\n"
         let file = try ConfigurationTests.Directory(main: toml)
 
-        let byOption = try await DaemonProcess.run(["--config", empty.mainFile, "\(key.option)=\(wrong.text)", "--count", "1"])
+        // The value as a separate argument, as a user types it, even when it starts with '-' (issue 27).
+        let byOption = try await DaemonProcess.run(["--config", empty.mainFile, key.option, wrong.text, "--count", "1"])
         let byEnvironment = try await DaemonProcess.run(
             ["--config", empty.mainFile, "--count", "1"], environment: [key.environmentName: wrong.text]
         )

@@ -9,7 +9,9 @@ import ServiceLifecycle
 import UnixSignals
 
 /// headingd's composition root: from one configuration it builds sources → proxies → processor →
-/// bridge → consumers, and runs them as one `ServiceGroup`. A reload builds a new pipeline.
+/// bridge → consumers, and runs them as one `ServiceGroup`. A reload builds a new pipeline. The
+/// network and serial outputs are not in it: they hear `NotificationCenter.heading` too, and an
+/// ``OutputSet`` keeps them across reloads.
 ///
 /// ```
 /// SourceSpecification.makeSource ─▶ HeadingProxy (one per source) ─▶ HeadingProcessor
@@ -28,23 +30,13 @@ struct HeadingPipeline {
     let bridge: HeadingNotificationBridge
     /// Prints headings on standard output, and faults and notices on standard error.
     let log: StdoutHeadingLog
-    /// The NMEA 0183 TCP output, when one is configured.
-    let nmeaTCPOutput: NMEA0183TCPOutput?
-    /// The NMEA 0183 UDP output, when it has targets.
-    let nmeaUDPOutput: NMEA0183UDPOutput?
-    /// The NMEA 0183 serial output, when a device is set.
-    let nmeaSerialOutput: NMEA0183SerialOutput?
-    /// The Signal K output, when it is enabled.
-    let signalKOutput: SignalKOutput?
 
     /// Builds the pipeline; nothing runs until ``run(reloader:notifySocket:logger:)``.
     /// - Parameters:
     ///   - settings: The effective settings.
     ///   - headingLimit: Ends the run after this many headings (`--count`).
     ///   - logger: The proxies' logger.
-    ///   - signalKSelf: The vessel's Signal K identity when none is configured (used only when the
-    ///     Signal K output is on).
-    init(settings: DaemonSettings, headingLimit: Int?, signalKSelf: @autoclosure () -> String, logger: Logger) {
+    init(settings: DaemonSettings, headingLimit: Int?, logger: Logger) {
         self.settings = settings
         var feeds: [NMEAStreamEndpoint: NMEAFeed] = [:]
         sources = settings.sources.map { $0.makeSource(settings: settings, feeds: &feeds, logger: logger) }
@@ -60,28 +52,6 @@ struct HeadingPipeline {
         // Only a lone flat-out replay batches its output; a live source beside it must not wait for a block.
         let isFlatOutReplay = sources.count == 1 && sources.first is ReplayHeadingSource && settings.replaySpeed.speed == .flatOut
         log = StdoutHeadingLog(center: .heading, format: settings.format, limit: headingLimit, batchesOutput: isFlatOutReplay)
-        nmeaTCPOutput = settings.nmeaTCPListen.map { address in
-            NMEA0183TCPOutput(
-                configuration: .init(address: address, maximumClients: settings.nmeaTCPMaxClients, feed: settings.nmeaTCPFeed.configuration),
-                center: .heading, logger: logger
-            )
-        }
-        nmeaUDPOutput = settings.nmeaUDPTargets.isEmpty ? nil : NMEA0183UDPOutput(
-            configuration: .init(targets: settings.nmeaUDPTargets, feed: settings.nmeaUDPFeed.configuration), center: .heading, logger: logger
-        )
-        nmeaSerialOutput = settings.nmeaSerialDevice.map { device in
-            NMEA0183SerialOutput(
-                configuration: .init(device: device, baud: settings.nmeaSerialBaud, feed: settings.nmeaSerialFeed.configuration), center: .heading,
-                logger: logger
-            )
-        }
-        signalKOutput = settings.signalKEnabled ? SignalKOutput(
-            configuration: .init(
-                address: settings.signalKListen, selfURN: settings.signalKSelf ?? signalKSelf(), maximumClients: settings.signalKMaxClients,
-                maximumSubscriptions: settings.signalKMaxSubscriptions, limits: settings.httpLimits
-            ),
-            center: .heading, logger: logger
-        ) : nil
     }
 
     /// The replay sources among the sources.
@@ -95,10 +65,6 @@ struct HeadingPipeline {
     ///   - logger: The service group's logger.
     func run(reloader: ConfigurationReloader, notifySocket: NotifySocket?, shutdown: ShutdownRequest, logger: Logger) async throws {
         defer { bridge.cancel() }
-        // Outputs listen before anything runs: an address in use ends headingd with no heading sent.
-        try await nmeaTCPOutput?.bind()
-        try await nmeaUDPOutput?.open()
-        try await signalKOutput?.bind()
         processor.start()
         defer { processor.stop() }
         let group = ServiceGroup(
@@ -137,19 +103,6 @@ struct HeadingPipeline {
             services.append(
                 .init(service: ConnectionStatusLog(source: gpsd, notifier: notifier), serviceName: "gpsd connection status \(gpsd.name)")
             )
-        }
-        // Outputs before the proxies: listening before the first heading, and stopped after the sources.
-        if let output = nmeaTCPOutput {
-            services.append(.init(service: output, serviceName: "NMEA 0183 TCP output"))
-        }
-        if let output = nmeaUDPOutput {
-            services.append(.init(service: output, serviceName: "NMEA 0183 UDP output"))
-        }
-        if let output = nmeaSerialOutput {
-            services.append(.init(service: output, serviceName: "NMEA 0183 serial output"))
-        }
-        if let output = signalKOutput {
-            services.append(.init(service: output, serviceName: "Signal K output"))
         }
         for proxy in proxies {
             services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy \(proxy.source.name)"))

@@ -38,6 +38,9 @@ struct PipelineRunner: Sendable {
                 return urn
             }
         }
+        // The outputs outlive a reload when their settings do not change.
+        let outputs = OutputSet(logger: logger)
+        var isReload = false
         while true {
             let loader = loader
             let shutdown = shutdown
@@ -46,15 +49,28 @@ struct PipelineRunner: Sendable {
             ) { () throws(ConfigurationError) in
                 try loader.load().settings
             }
-            let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, signalKSelf: identity(), logger: logger)
+            // Outputs listen before anything runs: an address in use ends headingd with no heading sent.
             do {
-                try await pipeline.run(reloader: reloader, notifySocket: notifySocket, shutdown: shutdown, logger: logger)
+                try await outputs.apply(current, signalKSelf: identity, isReload: isReload)
             } catch let error as any OutputOpenError {
                 LineWriter.standardError.write("headingd: \(error)", priority: .error)
+                await outputs.stopAll()
                 return .outputUnavailable
             }
-            guard let next = reloader.pendingSettings, !shutdown.isRequested else { return pipeline.exitStatus(strict: current.replayStrict) }
+            let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, logger: logger)
+            do {
+                try await pipeline.run(reloader: reloader, notifySocket: notifySocket, shutdown: shutdown, logger: logger)
+            } catch {
+                await outputs.stopAll()
+                throw error
+            }
+            guard let next = reloader.pendingSettings, !shutdown.isRequested else {
+                // Stopped after the sources: the last headings reach them.
+                await outputs.stopAll()
+                return pipeline.exitStatus(strict: current.replayStrict)
+            }
             current = next
+            isReload = true
         }
     }
 }

@@ -1,0 +1,174 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The network and serial outputs, kept across reloads (issue 27): an output whose settings did
+/// not change keeps running — its listener, its clients, a Signal K client's subscriptions — while
+/// the sources and the processor are rebuilt behind it; it hears headings through the heading
+/// `NotificationCenter`, which the new pipeline posts to as the old one did. An output whose
+/// settings changed is rebuilt alone: the new one opens (and, for a new NMEA 0183 TCP address,
+/// listens) before the old one is stopped; when the new one cannot open, the old one is kept and
+/// the reason logged. Each output runs in a service group of its own, so that it can be stopped
+/// alone. `Sendable`: its table is behind a `Mutex`.
+final class OutputSet: Sendable {
+    /// One output's own settings: equal settings, a kept output.
+    enum Settings: Equatable, Sendable {
+        case nmeaTCP(ListenAddress, maximumClients: Int, feed: NMEAFeedSettings)
+        case nmeaUDP([ListenAddress], feed: NMEAFeedSettings)
+        case nmeaSerial(device: String, baud: Int, feed: NMEAFeedSettings)
+        case signalK(ListenAddress, selfURN: String?, maximumClients: Int, maximumSubscriptions: Int, limits: HTTPLimits)
+
+        /// The output's name, for logs.
+        var name: String {
+            switch self {
+            case .nmeaTCP(let address, _, _): "NMEA 0183 TCP output on \(address)"
+            case .nmeaUDP: "NMEA 0183 UDP output"
+            case .nmeaSerial(let device, _, _): "NMEA 0183 serial output on \(device)"
+            case .signalK(let address, _, _, _, _): "Signal K output on \(address)"
+            }
+        }
+    }
+
+    /// Which output: one of each at most.
+    private enum Kind: Hashable, Sendable {
+        case nmeaTCP, nmeaUDP, nmeaSerial, signalK
+    }
+
+    private struct Running: Sendable {
+        let settings: Settings
+        let group: ServiceGroup
+        let task: Task<Void, Never>
+    }
+
+    private let logger: Logger
+    private let running = Mutex<[Kind: Running]>([:])
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// How many outputs run.
+    var count: Int { running.withLock { $0.count } }
+
+    /// Makes the running outputs those `settings` ask for: keeps the unchanged, opens the new and
+    /// the changed (before stopping the ones they replace), stops the ones no longer asked for.
+    /// - Parameters:
+    ///   - settings: The settings.
+    ///   - signalKSelf: The Signal K identity when the settings give none.
+    ///   - isReload: Whether outputs already run: a new output that cannot open is then logged and
+    ///     the old one kept, rather than thrown.
+    /// - Throws: The ``OutputOpenError`` of an output that cannot open, at start.
+    func apply(_ settings: DaemonSettings, signalKSelf: () -> String, isReload: Bool) async throws {
+        var wanted: [Kind: Settings] = [:]
+        if let address = settings.nmeaTCPListen {
+            wanted[.nmeaTCP] = .nmeaTCP(address, maximumClients: settings.nmeaTCPMaxClients, feed: settings.nmeaTCPFeed)
+        }
+        if !settings.nmeaUDPTargets.isEmpty { wanted[.nmeaUDP] = .nmeaUDP(settings.nmeaUDPTargets, feed: settings.nmeaUDPFeed) }
+        if let device = settings.nmeaSerialDevice {
+            wanted[.nmeaSerial] = .nmeaSerial(device: device, baud: settings.nmeaSerialBaud, feed: settings.nmeaSerialFeed)
+        }
+        if settings.signalKEnabled {
+            wanted[.signalK] = .signalK(
+                settings.signalKListen, selfURN: settings.signalKSelf, maximumClients: settings.signalKMaxClients,
+                maximumSubscriptions: settings.signalKMaxSubscriptions, limits: settings.httpLimits
+            )
+        }
+        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK] {
+            let current = running.withLock { $0[kind] }
+            guard current?.settings != wanted[kind] else {
+                if let current, isReload { logger.notice("\(current.settings.name): kept, with its clients") }
+                continue
+            }
+            guard let settings = wanted[kind] else {
+                if let current { await stop(kind, current) }
+                continue
+            }
+            // The same TCP address cannot be listened on twice: the old one goes first then.
+            let sameAddress = Self.address(of: settings) != nil && Self.address(of: settings) == current.flatMap { Self.address(of: $0.settings) }
+            if let current, sameAddress { await stop(kind, current) }
+            do {
+                let service = try await open(settings, signalKSelf: signalKSelf)
+                start(kind, settings, service)
+                if let current, !sameAddress { await stop(kind, current, replaced: true) }
+            } catch let error as any OutputOpenError {
+                guard isReload else { throw error }
+                logger.error("\(error); \(current == nil || sameAddress ? "no" : "the old") \(settings.name) runs")
+            }
+        }
+    }
+
+    /// Stops every output, each after its clients are told (a graceful shutdown).
+    func stopAll() async {
+        let all = running.withLock { running in
+            defer { running.removeAll() }
+            return running
+        }
+        for (_, output) in all {
+            await output.group.triggerGracefulShutdown()
+            await output.task.value
+        }
+    }
+
+    private static func address(of settings: Settings) -> ListenAddress? {
+        switch settings {
+        case .nmeaTCP(let address, _, _), .signalK(let address, _, _, _, _): address
+        case .nmeaUDP, .nmeaSerial: nil
+        }
+    }
+
+    /// Makes an output and opens it (binds its listener, resolves its targets).
+    private func open(_ settings: Settings, signalKSelf: () -> String) async throws -> any Service {
+        switch settings {
+        case .nmeaTCP(let address, let maximumClients, let feed):
+            let output = NMEA0183TCPOutput(
+                configuration: .init(address: address, maximumClients: maximumClients, feed: feed.configuration), center: .heading, logger: logger
+            )
+            try await output.bind()
+            return output
+        case .nmeaUDP(let targets, let feed):
+            let output = NMEA0183UDPOutput(configuration: .init(targets: targets, feed: feed.configuration), center: .heading, logger: logger)
+            try await output.open()
+            return output
+        case .nmeaSerial(let device, let baud, let feed):
+            return NMEA0183SerialOutput(configuration: .init(device: device, baud: baud, feed: feed.configuration), center: .heading, logger: logger)
+        case .signalK(let address, let selfURN, let maximumClients, let maximumSubscriptions, let limits):
+            let output = SignalKOutput(
+                configuration: .init(
+                    address: address, selfURN: selfURN ?? signalKSelf(), maximumClients: maximumClients, maximumSubscriptions: maximumSubscriptions,
+                    limits: limits
+                ),
+                center: .heading, logger: logger
+            )
+            try await output.bind()
+            return output
+        }
+    }
+
+    private func start(_ kind: Kind, _ settings: Settings, _ service: any Service) {
+        // A group of one, without signals of its own: headingd's shutdown stops it through stopAll.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: service)], logger: logger))
+        let logger = logger
+        let task = Task {
+            do {
+                try await group.run()
+            } catch {
+                logger.error("\(settings.name) ended: \(error)")
+            }
+        }
+        running.withLock { $0[kind] = Running(settings: settings, group: group, task: task) }
+    }
+
+    private func stop(_ kind: Kind, _ output: Running, replaced: Bool = false) async {
+        running.withLock { running in
+            if running[kind].map({ $0.group === output.group }) == true { running[kind] = nil }
+        }
+        await output.group.triggerGracefulShutdown()
+        await output.task.value
+        logger.notice("\(output.settings.name): stopped\(replaced ? ", replaced by its new settings" : "")")
+    }
+}
