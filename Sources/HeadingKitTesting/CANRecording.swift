@@ -1,7 +1,7 @@
 // headingd — HeadingKitTesting
 // SPDX-License-Identifier: Apache-2.0
 
-public import Foundation
+import Foundation
 public import NMEA2000
 
 /// A `candump -L` recording of an NMEA 2000 bus, played to a source through each transport a

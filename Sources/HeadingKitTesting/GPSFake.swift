@@ -178,18 +178,11 @@ public final class GPSFake: Sendable {
         }
     }
 
-    /// A port no one listens on now, different for each call in this process.
+    /// A port no one listens on, for TCP and UDP, that no other process can take: reserved for
+    /// the rest of the test process (``PortReservation``), different for each call.
     public static func freePort() -> UInt16 {
-        while true {
-            let port = nextPort.withLock { port -> UInt16 in
-                defer { port = port >= 39_999 ? 30_000 : port + 1 }
-                return port
-            }
-            if !accepts(port: port) { return port }
-        }
+        PortReservation.reserve()
     }
-
-    private static let nextPort = Mutex<UInt16>(30_000 + UInt16(getpid() % 500) * 20)
 
     private static func children(of parent: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -188,3 +188,28 @@ struct ReloadTests {
         } == 0
     }
 }
+
+/// Issue 27: a reload leaked about 230 bytes (TOMLKit frees no parsed table; the daemon now
+/// parses in its checking child only). 10,000 SIGHUPs through `scripts/soak-reload`, each awaited
+/// through the notify socket (`RELOADING=1`, `READY=1`), resident memory sampled every 1,000:
+/// flat after warm-up, no descriptor left behind, a clean stop. About 2 minutes (debug build).
+@Suite(.processSlot, .timeLimit(.minutes(6)))
+struct ReloadSoakTests {
+    @Test func tenThousandReloadsLeaveMemoryFlat() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/soak-reload").path
+        let (status, output, errors) = try await Command.run(
+            "/usr/bin/python3", [script, "--binary", DaemonProcess.executableURL.path, "--reloads", "10000", "--every", "1000", "--json"]
+        )
+        #expect(status == 0, "\(errors)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
+        let samples = try #require(result["samples"] as? [[String: Any]])
+        print("reload soak: \(samples.map { "\($0["reloads"] ?? 0): \($0["VmRSS"] ?? 0) KiB, \($0["fds"] ?? 0) fds" }.joined(separator: "; ")), median reload \(result["medianReloadSeconds"] ?? 0) s")
+        try #require(samples.count == 11)
+        // Warm-up: the first 2,000 (allocator arenas, caches). From there: under 64 bytes a reload
+        // (before the fix: 230, steadily), and no more descriptors at the last than at the 2,000th (give or take a reload's own).
+        let warm = try #require(samples[2]["VmRSS"] as? Int), last = try #require(samples[10]["VmRSS"] as? Int)
+        #expect((last - warm) * 1024 / 8000 < 64, "\(samples)")
+        #expect((samples[10]["fds"] as? Int ?? 99) <= (samples[2]["fds"] as? Int ?? 0) + 2, "\(samples)")
+    }
+}

@@ -90,6 +90,36 @@ struct SystemdNotifierTests {
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
     }
 
+    /// Found by the reload soak: a notify socket no one reads fills after 10 messages
+    /// (`net.unix.max_dgram_qlen`), and a blocking send then stalled the fault path and the
+    /// shutdown (SIGTERM ended headingd only by the stop deadline, 1.5 s later, by the signal).
+    /// A manager that stops reading must cost neither headings nor a clean stop.
+    @Test func aNotifySocketNoOneReadsStallsNeitherHeadingsNorTheStop() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-notify-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        let silent = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        defer { close(silent) }
+        var (address, length) = try #require(NotifySocket.socketAddress(path))
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(silent, $0, length) } }
+        try #require(bound == 0)
+        // A fault and a recovery every 0.3 s, a watchdog tick every 0.1 s: the queue is full within a second.
+        let daemon = DaemonProcess(
+            arguments: ["--rate", "50", "--format", "json", "--dropout-interval", "0.3", "--dropout-duration", "0.1"],
+            environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"]
+        )
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(10)) { output, _ in output.split(separator: "\n").count >= 50 })
+        try await Task.sleep(for: .seconds(2))  // the queue has been full a while: headings must still come
+        let before = daemon.output.split(separator: "\n").count
+        #expect(await daemon.wait(timeout: .seconds(5)) { output, _ in output.split(separator: "\n").count >= before + 25 })
+        let stop = ContinuousClock.now
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.exitedNormally && daemon.terminationStatus == 0, "stderr: \(daemon.errors)")
+        #expect(!daemon.errors.contains("stopping at once"), "\(daemon.errors)")
+        #expect(ContinuousClock.now - stop < .seconds(1.4))
+    }
+
     @Test func withoutNotifySocketNothingIsSent() async throws {
         let listener = try DatagramListener()
         let daemon = try await DaemonProcess.run(["--count", "5", "--rate", "1000"])

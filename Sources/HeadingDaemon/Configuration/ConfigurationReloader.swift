@@ -64,7 +64,7 @@ final class ConfigurationReloader: Service, Sendable {
             let settings = try load()
             LineWriter.standardError.write("headingd: SIGHUP: configuration reloaded")
             pending.withLock { $0 = settings }
-            notifySocket?.send("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
+            notifySocket?.send("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())", waitingAtMost: NotifySocket.essentialWait)
             return true
         } catch {
             LineWriter.standardError.write(

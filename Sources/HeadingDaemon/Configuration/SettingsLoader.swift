@@ -6,7 +6,6 @@ import Glibc
 #endif
 import Configuration
 import Foundation
-import TOMLKit
 
 /// Reads headingd's settings from every layer, each checked on its own so that an error names
 /// its file, variable or flag, then layered with swift-configuration's `ConfigReader` (the first
@@ -93,21 +92,21 @@ struct SettingsLoader: Sendable {
         return (settings, files)
     }
 
-    /// One TOML file as a provider, every key and value checked; parsed in a child process
-    /// first when `parserExecutable` is given.
+    /// One TOML file as a provider, every key and value checked. Parsed in a child process when
+    /// `parserExecutable` is given (``IsolatedTOMLCheck``), which sends back the parsed values:
+    /// the daemon itself never runs the parser, neither its crashes nor its leaks.
     static func provider(forFile path: String, parserExecutable: String?) throws(ConfigurationError) -> InMemoryProvider {
         let text = try readText(of: path)
-        if let parserExecutable { try IsolatedTOMLCheck.check(text, path: path, executable: parserExecutable) }
-        let table: TOMLTable
-        do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ConfigurationError(origin: "\(path):\(error.source.begin.line)", key: nil, reason: "not valid TOML: \(error.description)")
-        } catch {
-            throw ConfigurationError(origin: path, key: nil, reason: "not valid TOML: \(error)")
+        let document = if let parserExecutable {
+            try IsolatedTOMLCheck.parse(text, path: path, executable: parserExecutable)
+        } else {
+            TOMLDocument(parsing: text)
+        }
+        if let error = document.parseError {
+            throw ConfigurationError(origin: "\(path):\(error.line)", key: nil, reason: "not valid TOML: \(error.description)")
         }
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
-        try flatten(table, prefix: "", into: &values, path: path)
+        try flatten(document, into: &values, path: path)
         return InMemoryProvider(name: path, values: values)
     }
 
@@ -193,38 +192,27 @@ struct SettingsLoader: Sendable {
     }
 
     private static func flatten(
-        _ table: TOMLTable, prefix: String, into values: inout [AbsoluteConfigKey: ConfigValue], path: String
+        _ document: TOMLDocument, into values: inout [AbsoluteConfigKey: ConfigValue], path: String
     ) throws(ConfigurationError) {
-        for name in table.keys {
-            guard let value = table[name] else { continue }
-            let full = prefix + name
-            if let nested = value.table {
+        for entry in document.entries {
+            let full = entry.name
+            if entry.value == .table {
                 guard DaemonSettings.keys.contains(where: { $0.name.hasPrefix(full + ".") }) else {
                     throw ConfigurationError(origin: path, key: full, reason: "unknown table")
                 }
-                try flatten(nested, prefix: full + ".", into: &values, path: path)
                 continue
             }
             guard let key = DaemonSettings.keys.first(where: { $0.name == full }) else {
                 throw ConfigurationError(origin: path, key: full, reason: "unknown key")
             }
             let content: ConfigContent
-            if let array = value.array, key.kind == .stringList {
-                let strings = array.compactMap(\.string)
-                guard strings.count == array.count, !strings.isEmpty else {
-                    throw ConfigurationError(origin: path, key: full, reason: "must be \(key.kind.name)")
-                }
-                content = .stringArray(strings)
-            } else if let string = value.string {
-                content = .string(string)
-            } else if let bool = value.bool {
-                content = .bool(bool)
-            } else if let integer = value.int {
-                content = .int(integer)
-            } else if let double = value.double {
-                content = .double(double)
-            } else {
-                throw ConfigurationError(origin: path, key: full, reason: "must be \(key.kind.name)")
+            switch entry.value {
+            case .stringArray(let strings) where key.kind == .stringList && !strings.isEmpty: content = .stringArray(strings)
+            case .string(let string): content = .string(string)
+            case .bool(let bool): content = .bool(bool)
+            case .integer(let integer): content = .int(integer)
+            case .double(let double): content = .double(double)
+            case .table, .stringArray, .other: throw ConfigurationError(origin: path, key: full, reason: "must be \(key.kind.name)")
             }
             switch key.validate(content) {
             case .success(let valid): values[AbsoluteConfigKey(stringLiteral: full)] = ConfigValue(valid, isSecret: false)

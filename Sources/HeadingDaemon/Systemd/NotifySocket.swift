@@ -22,22 +22,43 @@ struct NotifySocket: Sendable {
     }
 
     /// Sends one message; returns whether it was sent. Failures are not fatal: systemd may be gone.
+    ///
+    /// Never blocks for longer than `wait`: a datagram socket's receiver queue holds only
+    /// `net.unix.max_dgram_qlen` messages (10 by default), and a manager that stops reading it
+    /// would otherwise stall the caller for good — the heading path, which sends `STATUS=` at a
+    /// fault, or the shutdown, which sends `STOPPING=1` (found by the reload soak, whose notify
+    /// socket went unread for a minute: the shutdown then hung until the stop deadline).
+    /// - Parameters:
+    ///   - message: Such as `READY=1`.
+    ///   - wait: How long to wait for room in a full queue: `.zero` (the default) drops the
+    ///     message at once, for what the next tick sends again (`WATCHDOG=1`, `STATUS=`).
     @discardableResult
-    func send(_ message: String) -> Bool {
+    func send(_ message: String, waitingAtMost wait: Duration = .zero) -> Bool {
         guard let (socketAddress, length) = Self.socketAddress(path) else { return false }
         var address = socketAddress
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        let sent = message.withCString { text in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor, text, strlen(text), Int32(MSG_NOSIGNAL), $0, length)
-                }
-            }
+        // Connected, so that poll(2) can tell when the receiver's queue has room.
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
         }
-        return sent >= 0
+        guard connected == 0 else { return false }
+        let deadline = ContinuousClock.now.advanced(by: wait)
+        while true {
+            let sent = message.withCString { text in Glibc.send(descriptor, text, strlen(text), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if sent >= 0 { return true }
+            guard errno == EAGAIN || errno == EINTR else { return false }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return false }
+            var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&request, 1, Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1))
+        }
     }
+
+    /// How long the messages systemd acts on (`READY=1`, `RELOADING=1`, `STOPPING=1`) wait for
+    /// room in a full queue before they are given up.
+    static let essentialWait: Duration = .milliseconds(500)
 
     /// The `AF_UNIX` address for `path` (`@name` in the abstract namespace) and its length, or
     /// `nil` when the path is too long for one.

@@ -81,7 +81,7 @@ final class SystemdNotifier: Service, Sendable {
     func run() async {
         let interval = watchdogInterval ?? .seconds(5)
         let firstTick = elapsed() + interval  // on the clock before READY=1, which a watcher may act on
-        socket.send("READY=1")
+        socket.send("READY=1", waitingAtMost: NotifySocket.essentialWait)
         state.withLock { $0.isReady = true }
         sendStatusIfChanged()
         await withGracefulShutdownHandler {
@@ -100,7 +100,7 @@ final class SystemdNotifier: Service, Sendable {
                 }
             }
         } onGracefulShutdown: { [socket, isReloading] in
-            if !isReloading() { socket.send("STOPPING=1") }
+            if !isReloading() { socket.send("STOPPING=1", waitingAtMost: NotifySocket.essentialWait) }
         }
     }
 
@@ -145,7 +145,10 @@ final class SystemdNotifier: Service, Sendable {
             state.lastStatus = text
             return text
         }
-        if let status { socket.send("STATUS=\(status)") }
+        // Not sent (a queue systemd has not read): sent again at the next tick.
+        if let status, !socket.send("STATUS=\(status)") {
+            state.withLock { if $0.lastStatus == status { $0.lastStatus = "" } }
+        }
     }
 
     private static func status(_ state: State, sourceName: String) -> String {
