@@ -29,14 +29,18 @@ final class StdoutHeadingLog: Service, Sendable {
     ///   - errors: Where faults and authorization changes go.
     ///   - batchesOutput: Whether heading lines are written in 64 KiB blocks (for a flat-out
     ///     replay) rather than one by one as they come (for everything live). Default `false`.
+    ///   - whenEnded: Called once the limit is reached or headings cannot be written: it asks for
+    ///     headingd's shutdown, which shuts the group down (the log then returns in its turn).
     init(
         center: NotificationCenter = .heading,
         format: OutputFormat,
         limit: Int? = nil,
         output: LineWriter = .standardOutput,
         errors: LineWriter = .standardError,
-        batchesOutput: Bool = false
+        batchesOutput: Bool = false,
+        whenEnded: @escaping @Sendable () -> Void = {}
     ) {
+        self.whenEnded = whenEnded
         let (reachedLimit, limitContinuation) = AsyncStream.makeStream(of: Void.self)
         self.reachedLimit = reachedLimit
         let printer = Printer(
@@ -67,15 +71,25 @@ final class StdoutHeadingLog: Service, Sendable {
     /// headingd exits with ``ExitStatus/outputError``.
     var writeError: LineWriter.WriteError? { printer.writeError }
 
-    /// Waits until the limit is reached or headingd shuts down.
+    /// Waits until headingd shuts down; at the limit (or when headings cannot be written) it asks
+    /// for the shutdown, and still returns only in its turn.
+    ///
+    /// It used to end its group by returning: when a SIGTERM's shutdown was under way at that
+    /// moment, ServiceLifecycle counted the return as a service ending during another's shutdown,
+    /// and headingd exited 1 (as the reloader did, for the same reason).
     func run() async {
-        await withGracefulShutdownHandler {
+        let shutDown = await cancelWhenGracefulShutdown { [reachedLimit] in
             for await _ in reachedLimit {}
-        } onGracefulShutdown: {
-            self.printer.end.finish()
+            return Task.isCancelled
+        }
+        if !shutDown {
+            whenEnded()
+            try? await gracefulShutdown()
         }
         if let error = printer.buffer?.flush() { printer.recordWriteError(error) }
     }
+
+    private let whenEnded: @Sendable () -> Void
 
     /// What prints the events: everything the center's observer needs, and nothing else.
     private final class Printer: Sendable {

@@ -36,7 +36,8 @@ struct HeadingPipeline {
     ///   - settings: The effective settings.
     ///   - headingLimit: Ends the run after this many headings (`--count`).
     ///   - logger: The proxies' logger.
-    init(settings: DaemonSettings, headingLimit: Int?, logger: Logger) {
+    ///   - shutdown: Asked for when the heading log ends (`--count` reached, or output failed).
+    init(settings: DaemonSettings, headingLimit: Int?, shutdown: ShutdownRequest, logger: Logger) {
         self.settings = settings
         var feeds: [NMEAStreamEndpoint: NMEAFeed] = [:]
         sources = settings.sources.map { $0.makeSource(settings: settings, feeds: &feeds, logger: logger) }
@@ -51,7 +52,10 @@ struct HeadingPipeline {
         bridge = HeadingNotificationBridge(processor: processor, center: .heading)
         // Only a lone flat-out replay batches its output; a live source beside it must not wait for a block.
         let isFlatOutReplay = sources.count == 1 && sources.first is ReplayHeadingSource && settings.replaySpeed.speed == .flatOut
-        log = StdoutHeadingLog(center: .heading, format: settings.format, limit: headingLimit, batchesOutput: isFlatOutReplay)
+        log = StdoutHeadingLog(
+            center: .heading, format: settings.format, limit: headingLimit, batchesOutput: isFlatOutReplay,
+            whenEnded: { shutdown.request() }
+        )
     }
 
     /// The replay sources among the sources.
@@ -84,7 +88,8 @@ struct HeadingPipeline {
         reloader: ConfigurationReloader, notifySocket: NotifySocket?, shutdown: ShutdownRequest
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: log, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "heading log"),
+            // It asks for shutdown at its end (--count) and returns only when the group tells it to.
+            .init(service: log, serviceName: "heading log"),
             // It ends its group itself (a reload) and returns only when the group tells it to.
             .init(service: reloader, serviceName: "configuration reloader"),
         ]

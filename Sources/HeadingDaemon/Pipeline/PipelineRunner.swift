@@ -57,7 +57,7 @@ struct PipelineRunner: Sendable {
                 await outputs.stopAll()
                 return .outputUnavailable
             }
-            let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, logger: logger)
+            let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, shutdown: shutdown, logger: logger)
             do {
                 try await pipeline.run(reloader: reloader, notifySocket: notifySocket, shutdown: shutdown, logger: logger)
             } catch {
