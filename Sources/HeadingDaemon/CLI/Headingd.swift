@@ -31,6 +31,7 @@ struct Headingd: AsyncParsableCommand {
             IsolatedTOMLCheck.runChild()
         }
         _ = HangupSignals.process  // from here on a SIGHUP is kept for the reloader, never fatal, never lost
+        StopDeadline.arm(requesting: .process)  // and a SIGTERM or SIGINT is a graceful shutdown, never lost
         await main(nil)
     }
 
@@ -61,8 +62,7 @@ struct Headingd: AsyncParsableCommand {
             return
         }
         bootstrapLogging(verbose: settings.verbose)
-        let shutdown = ShutdownRequest()
-        StopDeadline.arm(requesting: shutdown)
+        let shutdown = ShutdownRequest.process
         let runner = PipelineRunner(
             loader: loader, headingLimit: outputOptions.count, shutdown: shutdown, hangups: .process,
             logger: Logger(label: "headingd")

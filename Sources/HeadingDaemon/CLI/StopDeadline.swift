@@ -2,9 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Dispatch
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// The write end of the pipe the SIGTERM and SIGINT handlers write the signal's number to; -1
+/// until ``StopDeadline/arm(requesting:)`` makes it. An atomic: a signal handler may load it.
+private let stopPipeWriteEnd = Atomic<Int32>(-1)
 
 /// Watches SIGTERM and SIGINT for the whole process: the first asks for a graceful shutdown
 /// (``ShutdownRequest``), and the process ends within a bound whatever its threads are doing.
@@ -21,30 +27,63 @@ enum StopDeadline {
     /// than any stage needs when nothing is stuck (the gpsd reader closes within its 250 ms read timeout).
     static let limit = DispatchTimeInterval.milliseconds(1500)
 
-    /// The signal sources; kept for the life of the process. `nonisolated(unsafe)`: written only by
-    /// ``arm()``, once, before any signal can reach a source, and never read.
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    /// The read source on the signal pipe; kept for the life of the process. `nonisolated(unsafe)`:
+    /// written only by ``arm(requesting:)``, once, before any signal can reach it, and never read.
+    nonisolated(unsafe) private static var source: (any DispatchSourceRead)?
 
-    /// Starts watching SIGTERM and SIGINT. Call once, before anything is started that a signal
-    /// should stop.
+    /// Starts watching SIGTERM and SIGINT: from the moment this returns, neither is lost. Call
+    /// once, first thing in `main` (``Headingd/main()``), before anything a signal should stop.
+    ///
+    /// The handlers are installed with `sigaction` and write the signal's number to a pipe, read by
+    /// a dispatch source, as ``HangupSignals`` does for SIGHUP: a libdispatch signal source alone
+    /// sets the signal to `SIG_IGN` and is armed some time after `resume()`, and a signal in
+    /// between is dropped by the kernel (SIGHUP: 1 in about 260). Before this returns, SIGTERM
+    /// keeps its default action, which systemd counts as a clean stop.
     /// - Parameter shutdown: Asked for at the first signal.
     static func arm(requesting shutdown: ShutdownRequest) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }  // out of descriptors at start: the default actions stay
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        stopPipeWriteEnd.store(ends[1], ordering: .releasing)
         let queue = DispatchQueue(label: "headingd.stop-deadline")
-        // Read and written only by the handlers, which all run on `queue`, a serial queue.
+        // Read and written only by the handler, which runs on `queue`, a serial queue.
         var signalled = 0
-        for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)  // dispatch sources need the default action off
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                signalled += 1
-                if signalled > 1 { forceExit(number, reason: "a second signal") }
-                shutdown.request()
-                queue.asyncAfter(deadline: .now() + limit) {
-                    forceExit(number, reason: "the shutdown did not finish within 1.5 s")
+        let readEnd = ends[0]
+        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
+        source.setEventHandler {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            while true {
+                let count = read(readEnd, &bytes, bytes.count)
+                guard count > 0 else { break }
+                for byte in bytes[0..<count] {
+                    let number = Int32(byte)
+                    signalled += 1
+                    if signalled > 1 { forceExit(number, reason: "a second signal") }
+                    shutdown.request()
+                    queue.asyncAfter(deadline: .now() + limit) {
+                        forceExit(number, reason: "the shutdown did not finish within 1.5 s")
+                    }
                 }
             }
-            source.resume()
-            sources.append(source)
+        }
+        source.resume()
+        Self.source = source
+        for number in [SIGTERM, SIGINT] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                let descriptor = stopPipeWriteEnd.load(ordering: .acquiring)
+                guard descriptor >= 0 else { return }
+                let savedErrno = errno
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(descriptor, &byte, 1)
+                errno = savedErrno
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
         }
     }
 

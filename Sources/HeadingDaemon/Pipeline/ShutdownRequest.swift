@@ -23,6 +23,10 @@ final class ShutdownRequest: Sendable {
     /// Creates a request not yet made.
     init() {}
 
+    /// The process's request, which ``StopDeadline`` makes at SIGTERM or SIGINT from the start of
+    /// `main`; a request made before the first pipeline runs shuts it down as soon as it starts.
+    static let process = ShutdownRequest()
+
     /// Whether a shutdown was asked for.
     var isRequested: Bool { state.withLock { $0.isRequested } }
 
