@@ -38,6 +38,8 @@ let package = Package(
         // The Signal K output: HTTP (discovery, the REST model) and its WebSocket stream.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // /metrics in Prometheus' text format.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // NMEA 2000, pure: CAN identifiers, PGNs, fast packets, device NAMEs, the gateways'
@@ -93,6 +95,9 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(traits: ["Daemon"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Daemon"])),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Daemon"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Daemon"])),
+                // AnyCancellable, for the metrics' stages on the proxies.
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
             ]
         ),
         // Counts heap allocations per thread for the allocation-budget test (its malloc takes

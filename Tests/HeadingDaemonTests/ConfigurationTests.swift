@@ -119,7 +119,7 @@ struct ConfigurationTests {
         expected["source"] = #"["gpsd://127.0.0.1:2947"]"#
         expected["format"] = #""json""#
         #expect(effective(daemon) == expected)
-        #expect(effective(daemon).count == 40)  // every key but position, which is unset by default
+        #expect(effective(daemon).count == 42)  // every key but position, which is unset by default
         // The shipped file documents every setting headingd prints.
         let text = try String(contentsOfFile: shipped, encoding: .utf8)
         for key in effective(defaults).keys {

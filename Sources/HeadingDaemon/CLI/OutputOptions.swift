@@ -119,6 +119,23 @@ struct OutputOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("The most subscriptions one Signal K client may hold. (default: 64)", valueName: "n"))
     var signalkMaxSubscriptions: Int?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Serve Prometheus metrics at /metrics: on the Signal K output's listener when --signalk is on, "
+                + "else on --metrics-listen."
+        )
+    )
+    var metrics = false
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Where /metrics is served when the Signal K output is off. (default: 127.0.0.1:9947; a non-loopback address serves the network)",
+            valueName: "host:port"
+        )
+    )
+    var metricsListen: String?
+
     @Option(
         name: .customLong("http-request-head-timeout"), parsing: .unconditional,
         help: ArgumentHelp("HTTP: seconds a connection has to send a whole request head (a slow client is closed). (default: 5)", valueName: "seconds")
@@ -179,6 +196,8 @@ struct OutputOptions: ParsableArguments {
             "outputs.signalk.self": signalkSelf.map(ConfigContent.string),
             "outputs.signalk.max_clients": signalkMaxClients.map(ConfigContent.int),
             "outputs.signalk.max_subscriptions": signalkMaxSubscriptions.map(ConfigContent.int),
+            "metrics.enabled": metrics ? .bool(true) : nil,
+            "metrics.listen": metricsListen.map(ConfigContent.string),
             "http.request_head_timeout": httpRequestHeadTimeout.map(ConfigContent.double),
             "http.idle_timeout": httpIdleTimeout.map(ConfigContent.double),
             "http.max_connections": httpMaxConnections.map(ConfigContent.int),

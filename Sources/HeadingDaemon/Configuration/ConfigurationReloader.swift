@@ -18,19 +18,23 @@ final class ConfigurationReloader: Service, Sendable {
     private let pending = Mutex<DaemonSettings?>(nil)
     private let hangups: HangupSignals
     private let endGroup: @Sendable () -> Void
+    private let reloaded: @Sendable (Bool) -> Void
 
     /// Creates the reloader.
     /// - Parameters:
     ///   - hangups: The process's SIGHUPs, watched since it started.
     ///   - notifySocket: systemd's socket, for `RELOADING=1`; `nil` when not under systemd.
     ///   - endGroup: Ends the running service group (not headingd), once a configuration is pending.
+    ///   - reloaded: Told of each SIGHUP's outcome: whether the configuration was valid.
     ///   - load: Loads every configuration layer again.
     init(
         hangups: HangupSignals, notifySocket: NotifySocket?, endGroup: @escaping @Sendable () -> Void,
+        reloaded: @escaping @Sendable (Bool) -> Void = { _ in },
         load: @escaping @Sendable () throws(ConfigurationError) -> DaemonSettings
     ) {
         self.hangups = hangups
         self.endGroup = endGroup
+        self.reloaded = reloaded
         self.notifySocket = notifySocket
         self.load = load
     }
@@ -64,12 +68,14 @@ final class ConfigurationReloader: Service, Sendable {
             let settings = try load()
             LineWriter.standardError.write("headingd: SIGHUP: configuration reloaded")
             pending.withLock { $0 = settings }
+            reloaded(true)
             notifySocket?.send("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())", waitingAtMost: NotifySocket.essentialWait)
             return true
         } catch {
             LineWriter.standardError.write(
                 "headingd: SIGHUP: configuration not reloaded, the running one is kept: \(error)", priority: .error
             )
+            reloaded(false)
             return false
         }
     }

@@ -107,6 +107,13 @@ extension DaemonSettings {
             guard case .int(let count) = content, (1...1024).contains(count) else { return "must be from 1 to 1024" }
             return nil
         },
+        SettingKey(name: "metrics.enabled", option: "--metrics", kind: .bool),
+        SettingKey(name: "metrics.listen", option: "--metrics-listen", kind: .string) { content in
+            guard case .string(let text) = content, ListenAddress(text) != nil else {
+                return "must be HOST:PORT, such as 127.0.0.1:9947 or [::1]:9947"
+            }
+            return nil
+        },
         SettingKey(name: "http.request_head_timeout", option: "--http-request-head-timeout", kind: .double) {
             number($0, in: 0.1...300, "between 0.1 and 300 seconds")
         },

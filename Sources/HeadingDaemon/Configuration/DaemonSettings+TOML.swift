@@ -72,6 +72,10 @@ extension DaemonSettings {
             max_clients = \(signalKMaxClients)
             max_subscriptions = \(signalKMaxSubscriptions)
 
+            [metrics]
+            enabled = \(metricsEnabled)
+            listen = \(quoted(metricsListen.description))
+
             [http]
             request_head_timeout = \(httpLimits.requestHeadTimeout)
             idle_timeout = \(httpLimits.idleTimeout)

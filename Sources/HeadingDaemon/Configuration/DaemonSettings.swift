@@ -60,6 +60,11 @@ struct DaemonSettings: Sendable, Equatable {
     var signalKSelf: String?
     /// How many Signal K stream clients at once; the next is refused.
     var signalKMaxClients = 16
+    /// Whether `/metrics` is served (Prometheus' text format): on the Signal K output's listener
+    /// when that runs, else on ``metricsListen``.
+    var metricsEnabled = false
+    /// Where `/metrics` is served when the Signal K output is off.
+    var metricsListen = ListenAddress("127.0.0.1:9947")!
     /// How the HTTP listener (Signal K, and every HTTP service after it) defends itself.
     var httpLimits = HTTPLimits()
     /// How many subscriptions one Signal K client may hold.
@@ -111,6 +116,8 @@ struct DaemonSettings: Sendable, Equatable {
         signalKSelf = reader.string(forKey: "outputs.signalk.self").flatMap { $0.isEmpty ? nil : $0 } ?? defaults.signalKSelf
         signalKMaxClients = reader.int(forKey: "outputs.signalk.max_clients") ?? defaults.signalKMaxClients
         signalKMaxSubscriptions = reader.int(forKey: "outputs.signalk.max_subscriptions") ?? defaults.signalKMaxSubscriptions
+        metricsEnabled = reader.bool(forKey: "metrics.enabled") ?? defaults.metricsEnabled
+        metricsListen = reader.string(forKey: "metrics.listen").flatMap(ListenAddress.init) ?? defaults.metricsListen
         httpLimits = HTTPLimits(
             requestHeadTimeout: reader.double(forKey: "http.request_head_timeout") ?? defaults.httpLimits.requestHeadTimeout,
             idleTimeout: reader.double(forKey: "http.idle_timeout") ?? defaults.httpLimits.idleTimeout,

@@ -1,6 +1,12 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where a server output listens: `HOST:PORT`, with an IPv6 host in brackets (`[::1]:10110`).
 struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     /// The address to bind: an IPv4 or IPv6 address, or a host name.
@@ -28,4 +34,25 @@ struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// `HOST:PORT`, with an IPv6 host in brackets.
     var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Whether the address can be listened on, checked before the pipeline runs so that one that
+    /// cannot ends headingd before any heading flows: a socket of its own is bound to it (with
+    /// `SO_REUSEADDR`, as the listener will be) and closed, without listening — a listening probe
+    /// accepted a client that connected in that moment, and the client hung there unserved.
+    /// - Returns: The system's reason when it cannot be, else `nil`.
+    func bindProbe() -> String? {
+        let address: SocketAddress
+        do {
+            address = try SocketAddress.makeAddressResolvingHost(host, port: port)
+        } catch {
+            return "\(error)"
+        }
+        let descriptor = socket(Int32(address.protocol.rawValue), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = address.withSockAddr { Glibc.bind(descriptor, $0, socklen_t($1)) }
+        return bound == 0 ? nil : String(cString: strerror(errno))
+    }
 }

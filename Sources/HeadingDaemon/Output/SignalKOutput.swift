@@ -37,6 +37,8 @@ final class SignalKOutput: Service, Sendable {
         let maximumSubscriptions: Int
         /// How the HTTP listener defends itself: slow heads, idle connections, its connections, request size.
         var limits = HTTPLimits()
+        /// The metrics served at `/metrics` on the same listener, when they are on.
+        var metrics: HeadingMetrics? = nil
     }
 
     /// Why the output could not start: the address cannot be listened on.
@@ -75,19 +77,7 @@ final class SignalKOutput: Service, Sendable {
     /// probe accepted a client that connected in that moment, and the client hung there unserved.
     /// - Throws: ``ListenError`` naming the address and the system's reason.
     func bind() async throws(ListenError) {
-        let address: SocketAddress
-        do {
-            address = try SocketAddress.makeAddressResolvingHost(configuration.address.host, port: configuration.address.port)
-        } catch {
-            throw ListenError(address: configuration.address, reason: "\(error)")
-        }
-        let descriptor = socket(Int32(address.protocol.rawValue), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw ListenError(address: configuration.address, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
-        var one: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        let bound = address.withSockAddr { Glibc.bind(descriptor, $0, socklen_t($1)) }
-        guard bound == 0 else { throw ListenError(address: configuration.address, reason: String(cString: strerror(errno))) }
+        if let reason = configuration.address.bindProbe() { throw ListenError(address: configuration.address, reason: reason) }
     }
 
     /// Serves until shutdown.
@@ -188,6 +178,9 @@ final class SignalKOutput: Service, Sendable {
                 return Self.error(.notFound, "no such path: \(components.joined(separator: "/"))")
             }
             return Self.json(json)
+        }
+        if let metrics = configuration.metrics {
+            router.get("metrics") { _, _ -> Response in MetricsOutput.response(metrics) }
         }
         router.get("signalk/v1/api", use: api)
         router.get("signalk/v1/api/**", use: api)

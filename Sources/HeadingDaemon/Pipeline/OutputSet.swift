@@ -21,7 +21,9 @@ final class OutputSet: Sendable {
         case nmeaTCP(ListenAddress, maximumClients: Int, feed: NMEAFeedSettings)
         case nmeaUDP([ListenAddress], feed: NMEAFeedSettings)
         case nmeaSerial(device: String, baud: Int, feed: NMEAFeedSettings)
-        case signalK(ListenAddress, selfURN: String?, maximumClients: Int, maximumSubscriptions: Int, limits: HTTPLimits)
+        case signalK(ListenAddress, selfURN: String?, maximumClients: Int, maximumSubscriptions: Int, limits: HTTPLimits, servesMetrics: Bool)
+        /// `/metrics` on a listener of its own (the Signal K output is off).
+        case metrics(ListenAddress, limits: HTTPLimits)
 
         /// The output's name, for logs.
         var name: String {
@@ -29,14 +31,15 @@ final class OutputSet: Sendable {
             case .nmeaTCP(let address, _, _): "NMEA 0183 TCP output on \(address)"
             case .nmeaUDP: "NMEA 0183 UDP output"
             case .nmeaSerial(let device, _, _): "NMEA 0183 serial output on \(device)"
-            case .signalK(let address, _, _, _, _): "Signal K output on \(address)"
+            case .signalK(let address, _, _, _, _, _): "Signal K output on \(address)"
+            case .metrics(let address, _): "metrics on \(address)"
             }
         }
     }
 
     /// Which output: one of each at most.
     private enum Kind: Hashable, Sendable {
-        case nmeaTCP, nmeaUDP, nmeaSerial, signalK
+        case nmeaTCP, nmeaUDP, nmeaSerial, signalK, metrics
     }
 
     private struct Running: Sendable {
@@ -46,9 +49,14 @@ final class OutputSet: Sendable {
     }
 
     private let logger: Logger
+    private let metrics: HeadingMetrics
     private let running = Mutex<[Kind: Running]>([:])
 
-    init(logger: Logger) {
+    /// - Parameters:
+    ///   - metrics: What `/metrics` serves, when the settings turn it on.
+    ///   - logger: The outputs' logger.
+    init(metrics: HeadingMetrics, logger: Logger) {
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -75,10 +83,12 @@ final class OutputSet: Sendable {
         if settings.signalKEnabled {
             wanted[.signalK] = .signalK(
                 settings.signalKListen, selfURN: settings.signalKSelf, maximumClients: settings.signalKMaxClients,
-                maximumSubscriptions: settings.signalKMaxSubscriptions, limits: settings.httpLimits
+                maximumSubscriptions: settings.signalKMaxSubscriptions, limits: settings.httpLimits, servesMetrics: settings.metricsEnabled
             )
+        } else if settings.metricsEnabled {
+            wanted[.metrics] = .metrics(settings.metricsListen, limits: settings.httpLimits)
         }
-        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK] {
+        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK, .metrics] {
             let current = running.withLock { $0[kind] }
             guard current?.settings != wanted[kind] else {
                 if let current, isReload { logger.notice("\(current.settings.name): kept, with its clients") }
@@ -116,7 +126,7 @@ final class OutputSet: Sendable {
 
     private static func address(of settings: Settings) -> ListenAddress? {
         switch settings {
-        case .nmeaTCP(let address, _, _), .signalK(let address, _, _, _, _): address
+        case .nmeaTCP(let address, _, _), .signalK(let address, _, _, _, _, _), .metrics(let address, _): address
         case .nmeaUDP, .nmeaSerial: nil
         }
     }
@@ -136,14 +146,18 @@ final class OutputSet: Sendable {
             return output
         case .nmeaSerial(let device, let baud, let feed):
             return NMEA0183SerialOutput(configuration: .init(device: device, baud: baud, feed: feed.configuration), center: .heading, logger: logger)
-        case .signalK(let address, let selfURN, let maximumClients, let maximumSubscriptions, let limits):
+        case .signalK(let address, let selfURN, let maximumClients, let maximumSubscriptions, let limits, let servesMetrics):
             let output = SignalKOutput(
                 configuration: .init(
                     address: address, selfURN: selfURN ?? signalKSelf(), maximumClients: maximumClients, maximumSubscriptions: maximumSubscriptions,
-                    limits: limits
+                    limits: limits, metrics: servesMetrics ? metrics : nil
                 ),
                 center: .heading, logger: logger
             )
+            try await output.bind()
+            return output
+        case .metrics(let address, let limits):
+            let output = MetricsOutput(configuration: .init(address: address, limits: limits), metrics: metrics, logger: logger)
             try await output.bind()
             return output
         }

@@ -2,8 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKit
 import Logging
 import Synchronization
+
+#if canImport(Combine)
+import Combine
+#else
+@preconcurrency import OpenCombine
+#endif
 
 /// Runs one ``HeadingPipeline`` per configuration: a SIGHUP with a valid configuration ends the
 /// running pipeline and starts the next with the new settings; shutdown or the end of the replays
@@ -38,14 +45,17 @@ struct PipelineRunner: Sendable {
                 return urn
             }
         }
+        // One set of metrics for the process: counters only grow, across reloads.
+        let metrics = HeadingMetrics(version: Headingd.version)
         // The outputs outlive a reload when their settings do not change.
-        let outputs = OutputSet(logger: logger)
+        let outputs = OutputSet(metrics: metrics, logger: logger)
         var isReload = false
         while true {
             let loader = loader
             let shutdown = shutdown
             let reloader = ConfigurationReloader(
-                hangups: hangups, notifySocket: notifySocket, endGroup: { shutdown.endRunningGroup() }
+                hangups: hangups, notifySocket: notifySocket, endGroup: { shutdown.endRunningGroup() },
+                reloaded: { metrics.reloaded(succeeded: $0) }
             ) { () throws(ConfigurationError) in
                 try loader.load().settings
             }
@@ -58,12 +68,17 @@ struct PipelineRunner: Sendable {
                 return .outputUnavailable
             }
             let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, shutdown: shutdown, logger: logger)
+            // Metrics only when they are served: otherwise nothing on the heading path.
+            let counting = current.metricsEnabled ? pipeline.proxies.map(metrics.count) : []
+            let observation = current.metricsEnabled ? metrics.observe(.heading) : nil
             do {
                 try await pipeline.run(reloader: reloader, notifySocket: notifySocket, shutdown: shutdown, logger: logger)
             } catch {
                 await outputs.stopAll()
                 throw error
             }
+            counting.forEach { $0.cancel() }
+            observation?.cancel()
             guard let next = reloader.pendingSettings, !shutdown.isRequested else {
                 // Stopped after the sources: the last headings reach them.
                 await outputs.stopAll()

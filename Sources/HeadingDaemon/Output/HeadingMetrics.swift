@@ -1,0 +1,210 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import Prometheus
+import Synchronization
+
+#if canImport(Combine)
+import Combine
+#else
+@preconcurrency import OpenCombine
+#endif
+
+/// headingd's Prometheus metrics (swift-prometheus' registry), for `/metrics`: one per process,
+/// kept across reloads so that counters only grow.
+///
+/// Names follow Prometheus' conventions (base units as suffixes, `_total` counters, `_info` and
+/// `_up` gauges, timestamps rather than ages):
+///
+/// | metric | type | labels |
+/// |---|---|---|
+/// | `headingd_build_info` | gauge, 1 | `version` |
+/// | `headingd_source_up` | gauge: 1 when the source's last word was a heading, 0 when it was a fault (or before its first heading) | `source` |
+/// | `headingd_source_selected` | gauge: 1 for the source steering | `source` |
+/// | `headingd_source_last_heading_timestamp_seconds` | gauge, Unix time | `source` |
+/// | `headingd_headings_total` | counter: the headings each source delivered | `source` |
+/// | `headingd_faults_total` | counter | `source`, `code` |
+/// | `headingd_fault_active` | gauge: 1 from a fault to its source's recovery | `source`, `code` |
+/// | `headingd_reloads_total` | counter | `result` (`success`, `failure`) |
+/// | `headingd_heading_true_degrees`, `headingd_heading_magnetic_degrees` | gauge: the heading headingd gives | |
+///
+/// The heading gauges are for display only: Prometheus averages and interpolates them, and the
+/// mean of 359° and 1° is 180°. Alert on health (`headingd_source_up`), never on an angle.
+///
+/// Cost on the heading path, per batch (a live heading is a batch of one): one atomic add for the
+/// source's headings and three atomic stores (its timestamp, `up`, and a heading gauge's pair);
+/// the source steering is compared under a lock once per batch. Libraries'
+/// own metrics (Hummingbird's) are left out: swift-metrics is not bootstrapped.
+final class HeadingMetrics: Sendable {
+    /// The registry the exposition is written from.
+    let registry = PrometheusCollectorRegistry()
+
+    private struct SourceMetrics: Sendable {
+        let up: Gauge
+        let selected: Gauge
+        let lastHeading: Gauge
+        let headings: Counter
+    }
+
+    private struct State: Sendable {
+        var sources: [String: SourceMetrics] = [:]
+        /// Active faults, by source and code.
+        var activeFaults: [String: [String: Gauge]] = [:]
+        var faultCounters: [String: Counter] = [:]
+        var selectedSource: String?
+    }
+
+    private let state = Mutex(State())
+    private let trueHeading: Gauge
+    private let magneticHeading: Gauge
+    private let reloadSuccesses: Counter
+    private let reloadFailures: Counter
+
+    /// Makes the metrics, with `headingd_build_info` for `version`.
+    init(version: String) {
+        registry.makeGauge(
+            name: "headingd_build_info", labels: [("version", version)], help: "headingd's version; always 1"
+        ).set(to: 1.0)
+        trueHeading = registry.makeGauge(
+            name: "headingd_heading_true_degrees",
+            help: "The heading headingd gives, from true north; for display only (never average or alert on an angle)"
+        )
+        magneticHeading = registry.makeGauge(
+            name: "headingd_heading_magnetic_degrees",
+            help: "The heading headingd gives, from magnetic north; for display only (never average or alert on an angle)"
+        )
+        reloadSuccesses = registry.makeCounter(name: "headingd_reloads_total", labels: [("result", "success")], help: "SIGHUP reloads, by result")
+        reloadFailures = registry.makeCounter(name: "headingd_reloads_total", labels: [("result", "failure")], help: "SIGHUP reloads, by result")
+    }
+
+    /// The exposition, in Prometheus' text format (version 0.0.4).
+    func exposition() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+
+    /// The `Content-Type` of ``exposition()``, which Prometheus 3 requires.
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    /// Counts a reload.
+    /// - Parameter succeeded: Whether the new configuration was valid (and applied).
+    func reloaded(succeeded: Bool) {
+        (succeeded ? reloadSuccesses : reloadFailures).increment()
+    }
+
+    /// Counts `proxy`'s headings, per batch, until the returned value is cancelled (the
+    /// pipeline's end).
+    func count(_ proxy: HeadingProxy) -> AnyCancellable {
+        let metrics = source(proxy.source.name)
+        return proxy.addStage({ event in
+            guard case .heading(let heading) = event else { return }
+            metrics.headings.increment()
+            metrics.lastHeading.set(to: heading.timestamp.timeIntervalSince1970)
+            metrics.up.set(to: 1.0)
+        }, batch: { events in
+            var count: Int64 = 0
+            var last: Heading?
+            for case .heading(let heading) in events {
+                count += 1
+                last = heading
+            }
+            guard let last else { return }
+            metrics.headings.increment(by: count)
+            metrics.lastHeading.set(to: last.timestamp.timeIntervalSince1970)
+            metrics.up.set(to: 1.0)
+        })
+    }
+
+    /// Records what the center carries: the heading given, faults, recoveries, the source
+    /// steering. Per notification (a flat-out replay's batch is one): only its last heading sets
+    /// the gauges, and the source steering is looked at once.
+    func observe(_ center: NotificationCenter) -> HeadingObservation {
+        let token = center.addObserver(forName: nil, object: nil, queue: nil) { [self] notification in
+            var last: Heading?
+            notification.forEachHeadingEvent { event in
+                if case .heading(let heading) = event { last = heading } else { record(event) }
+            }
+            if let last { record(.heading(last)) }
+        }
+        return HeadingObservation(center: center, token: token)
+    }
+
+    /// Records one event of the center's.
+    func record(_ event: HeadingEvent) {
+        switch event {
+        case .heading(let heading):
+            if let value = heading.trueHeading { trueHeading.set(to: value) }
+            if let value = heading.magneticHeading { magneticHeading.set(to: value) }
+            let source = heading.source
+            if state.withLock({ $0.selectedSource != source }) { select(source) }
+        case .fault(let fault):
+            let source = fault.source
+            let code = fault.code.rawValue
+            let metrics = self.source(source)
+            metrics.up.set(to: 0.0)
+            let (counter, active) = state.withLock { state -> (Counter, Gauge) in
+                let key = source + "\u{0}" + code
+                let counter = state.faultCounters[key] ?? registry.makeCounter(
+                    name: "headingd_faults_total", labels: [("source", source), ("code", code)], help: "Faults, by source and code"
+                )
+                state.faultCounters[key] = counter
+                let active = state.activeFaults[source, default: [:]][code] ?? registry.makeGauge(
+                    name: "headingd_fault_active", labels: [("source", source), ("code", code)],
+                    help: "1 from a fault until its source recovers"
+                )
+                state.activeFaults[source, default: [:]][code] = active
+                return (counter, active)
+            }
+            counter.increment()
+            active.set(to: 1.0)
+        case .notice(let notice):
+            switch notice.code {
+            case .recovered:
+                clearFaults(of: notice.source)
+                source(notice.source).up.set(to: 1.0)
+            case .sourceChanged:
+                select(notice.source)
+            default:
+                break
+            }
+        case .authorizationChanged:
+            break
+        }
+    }
+
+    private func select(_ source: String) {
+        let previous = state.withLock { state -> String? in
+            defer { state.selectedSource = source }
+            return state.selectedSource
+        }
+        if let previous, previous != source { self.source(previous).selected.set(to: 0.0) }
+        self.source(source).selected.set(to: 1.0)
+    }
+
+    private func clearFaults(of source: String) {
+        let gauges = state.withLock { state in
+            defer { state.activeFaults[source] = [:] }
+            return Array((state.activeFaults[source] ?? [:]).values)
+        }
+        for gauge in gauges { gauge.set(to: 0.0) }
+    }
+
+    private func source(_ name: String) -> SourceMetrics {
+        state.withLock { state in
+            if let metrics = state.sources[name] { return metrics }
+            let labels = [("source", name)]
+            let metrics = SourceMetrics(
+                up: registry.makeGauge(name: "headingd_source_up", labels: labels, help: "1 when the source's last word was a heading, 0 when it was a fault"),
+                selected: registry.makeGauge(name: "headingd_source_selected", labels: labels, help: "1 for the source whose heading headingd gives"),
+                lastHeading: registry.makeGauge(
+                    name: "headingd_source_last_heading_timestamp_seconds", labels: labels,
+                    help: "When the source's last heading was taken, in seconds since the Unix epoch"
+                ),
+                headings: registry.makeCounter(name: "headingd_headings_total", labels: labels, help: "Headings the source delivered")
+            )
+            state.sources[name] = metrics
+            return metrics
+        }
+    }
+}

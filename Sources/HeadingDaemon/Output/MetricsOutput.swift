@@ -1,0 +1,91 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serves `/metrics` (``HeadingMetrics``) on a listener of its own, when the Signal K output is
+/// off (when it runs, `/metrics` is one more route on its listener). The same HTTP defences as
+/// every headingd listener (``HTTPConnectionGuard``: head timeout, idle timeout, connection cap,
+/// request size); read-only, like Signal K's.
+final class MetricsOutput: Service, Sendable {
+    /// Where, and with which defences.
+    struct Configuration: Sendable {
+        let address: ListenAddress
+        var limits = HTTPLimits()
+    }
+
+    /// Why the output could not start: the address cannot be listened on.
+    struct ListenError: Error, CustomStringConvertible, OutputOpenError {
+        let address: ListenAddress
+        let reason: String
+        var description: String { "metrics: cannot listen on \(address): \(reason)" }
+    }
+
+    private let configuration: Configuration
+    private let metrics: HeadingMetrics
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - configuration: Where to listen.
+    ///   - metrics: What to serve.
+    ///   - logger: The listener's logger.
+    init(configuration: Configuration, metrics: HeadingMetrics, logger: Logger) {
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// The exposition as a response, with the `Content-Type` Prometheus requires.
+    static func response(_ metrics: HeadingMetrics) -> Response {
+        var buffer = ByteBuffer()
+        buffer.writeBytes(metrics.exposition())
+        return Response(status: .ok, headers: [.contentType: HeadingMetrics.contentType], body: .init(byteBuffer: buffer))
+    }
+
+    /// Checks that the address can be listened on, before the pipeline runs.
+    /// - Throws: ``ListenError`` naming the address and the system's reason.
+    func bind() async throws(ListenError) {
+        if let reason = configuration.address.bindProbe() { throw ListenError(address: configuration.address, reason: reason) }
+    }
+
+    /// Serves until shutdown.
+    func run() async throws {
+        let router = Router()
+        let metrics = metrics
+        router.get("metrics") { _, _ -> Response in Self.response(metrics) }
+        for method in [HTTPRequest.Method.put, .post, .delete, .patch] {
+            router.on("**", method: method) { _, _ -> Response in
+                Response(status: .methodNotAllowed, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "headingd is read-only\n")))
+            }
+        }
+        let guardian = HTTPConnectionGuard(limits: configuration.limits, logger: logger)
+        let idleTimeout = configuration.limits.idleTimeout
+        let application = Application(
+            router: router,
+            server: HTTPServerBuilder { responder in
+                GuardedChildChannel(
+                    inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))),
+                    guardian: guardian
+                )
+            },
+            configuration: .init(
+                address: .hostname(configuration.address.host, port: configuration.address.port), serverName: "headingd/\(Headingd.version)"
+            ),
+            logger: logger
+        )
+        logger.notice("metrics on http://\(configuration.address)/metrics")
+        do {
+            try await application.run()
+        } catch let error as IOError {
+            throw ListenError(address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+        }
+    }
+}
