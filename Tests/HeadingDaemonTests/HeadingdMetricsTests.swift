@@ -46,10 +46,11 @@ struct HeadingdMetricsTests {
     /// The simulation drops out every second: what /metrics counts lies between what headingd had
     /// printed before the request and after it.
     @Test func metricsCountWhatHeadingdPrintedAndPromtoolFindsNothingWrong() async throws {
-        let port = GPSFake.freePort()
+        let port = GPSFake.freePort(), nmeaPort = GPSFake.freePort()
         let daemon = DaemonProcess(arguments: [
             "--rate", "20", "--format", "json", "--dropout-interval", "1", "--dropout-duration", "0.3",
-            "--metrics", "--metrics-listen", "127.0.0.1:\(port)",
+            "--metrics", "--metrics-listen", "127.0.0.1:\(port)", "--nmea-tcp", "127.0.0.1:\(nmeaPort)", "--nmea-sentences", "HDT",
+            "--nmea-rate", "0",
         ])
         try daemon.start()
         let fault = "headingd: fault: simulation: deviceLost"
@@ -81,6 +82,20 @@ struct HeadingdMetricsTests {
         try Data(body.utf8).write(to: file)
         let (lint, lintOutput, lintErrors) = try await Command.run("/bin/sh", ["-c", "promtool check metrics < '\(file.path)'"])
         #expect(lint == 0 && lintOutput.isEmpty && lintErrors.isEmpty, "promtool: \(lintOutput) \(lintErrors)")
+        // An output's clients and messages: an NMEA 0183 TCP client that reads.
+        let plotter = try await LineClient.connect(port: nmeaPort)
+        var read = 0
+        while read < 10, await plotter.readLine(timeout: .seconds(5)) != nil { read += 1 }
+        let withClient = Self.samples(try await Self.get("http://127.0.0.1:\(port)/metrics").body)
+        #expect(withClient["headingd_output_clients{output=\"nmea0183_tcp\"}"] == 1, "\(withClient)")
+        #expect((withClient["headingd_output_messages_total{output=\"nmea0183_tcp\"}"] ?? 0) >= Double(read))
+        plotter.disconnect()
+        var clients = 1.0
+        for _ in 0..<50 where clients != 0 {  // the server sees the close a moment later: polled, bounded
+            clients = Self.samples(try await Self.get("http://127.0.0.1:\(port)/metrics").body)["headingd_output_clients{output=\"nmea0183_tcp\"}"] ?? 1
+            if clients != 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(clients == 0)
         // A reload is counted; a refused one too.
         daemon.send(SIGHUP)
         #expect(await daemon.wait(untilErrorsContain: "headingd: SIGHUP: configuration reloaded"))
@@ -104,6 +119,20 @@ struct HeadingdMetricsTests {
         #expect(status == 200 && contentType.hasPrefix("text/plain; version=0.0.4"))
         #expect(Self.samples(body)["headingd_build_info{version=\"\(Headingd.version)\"}"] == 1)
         #expect(!daemon.errors.contains("metrics on "), "no listener of its own: \(daemon.errors)")
+        // A stream client, counted while it is connected, with the deltas written to it.
+        async let stream = offCooperativePool { try HeadingdSignalKTests.runClient("kept", port: port, seconds: 3) }
+        var connected: [String: Double] = [:]
+        for _ in 0..<50 where connected["headingd_output_clients{output=\"signalk\"}"] != 1 {  // polled, bounded
+            try await Task.sleep(for: .milliseconds(50))
+            connected = Self.samples(try await Self.get("http://127.0.0.1:\(port)/metrics").body)
+        }
+        #expect(connected["headingd_output_clients{output=\"signalk\"}"] == 1, "\(connected)")
+        let (clientStatus, clientOutput, _) = try await stream
+        #expect(clientStatus == 0)
+        let after = Self.samples(try await Self.get("http://127.0.0.1:\(port)/metrics").body)
+        let deltas = (try? JSONSerialization.jsonObject(with: Data((clientOutput.split(separator: "\n").last ?? "").utf8)) as? [String: Any])?["deltas"] as? Int ?? 0
+        // Written: the hello and every delta the client read, at least.
+        #expect((after["headingd_output_messages_total{output=\"signalk\"}"] ?? 0) >= Double(deltas), "\(deltas) deltas read: \(after)")
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
 

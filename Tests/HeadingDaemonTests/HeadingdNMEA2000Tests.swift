@@ -76,7 +76,7 @@ struct HeadingdNMEA2000Tests {
         let lines = recording.ydRawLines
         for start in stride(from: 0, to: lines.count, by: 8) {
             sender.send(lines[start..<min(lines.count, start + 8)].joined())
-            if start % 64 == 0 { try await Task.sleep(for: .milliseconds(2)) }  // a gateway's pace, not a burst the socket drops
+            if start % 64 == 0 { await sender.waitForRoom() }  // a gateway's pace, not a burst the socket drops
         }
         #expect(await HeadingdStreamSourceTests.waitForHeadings(udp, expected.count), "stderr: \(udp.errors)")
         await HeadingdStreamSourceTests.stop(udp)

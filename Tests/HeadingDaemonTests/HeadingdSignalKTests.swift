@@ -146,6 +146,8 @@ struct HeadingdSignalKTests {
         let (daemon, port) = try await start(["--rate", "10"])
         let linesBefore = daemon.outputLines.count
         let pid = daemon.processIdentifier
+        // headingd's own descriptors before any client (stdio, epoll, eventfds, signal pipes, listeners).
+        let baseline = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
         let descriptors = Mutex(0)
         let sampler = Task.detached {
             while !Task.isCancelled {
@@ -165,8 +167,10 @@ struct HeadingdSignalKTests {
         #expect((seen["slowestGood"] as? Double ?? 99) < 1.0, "a discovery request waited: \(seen)")
         #expect((seen["closedByServer"] as? Int ?? 0) >= 400, "the hostile connections must be closed: \(seen)")
         #expect((seen["streamDeltas"] as? Int ?? 0) >= 60, "the stream client kept its rate (10 Hz): \(seen)")
-        // The connections are bounded (128 by default), and so are headingd's descriptors.
-        #expect(descriptors.withLock { $0 } <= 128 + 40, "descriptors: \(descriptors.withLock { $0 })")
+        // The connections are bounded (128 by default), and so are headingd's descriptors: its own,
+        // the 128, the stream client and the discovery request, and the few accepted in the moment
+        // before the guard closes the oldest to make room.
+        #expect(descriptors.withLock { $0 } <= baseline + 128 + 16, "descriptors: \(descriptors.withLock { $0 }), \(baseline) before")
         let seconds = Double(elapsed.components.seconds)
         #expect(Double(linesDuring) >= seconds * 10 * 0.8, "\(linesDuring) headings in \(elapsed) at 10 Hz")
         #expect(daemon.exitedAt == nil, "headingd is still up")

@@ -358,7 +358,7 @@ struct HeadingdStreamSourceTests {
         let sender = try UDPSender(port: port)
         for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             sender.send(bytes: Array(line) + [0x0A])
-            if index % 32 == 31 { try await Task.sleep(for: .milliseconds(2)) }  // the socket's buffer, not the decoder, is the bound
+            if index % 16 == 15 { await sender.waitForRoom() }  // the socket's buffer, not the decoder, is the bound
         }
         sender.send(Self.endMarker)
         #expect(await udp.wait(timeout: .seconds(20)) { output, _ in output.contains("123.456") }, "\(name): \(udp.errors)")
@@ -452,6 +452,33 @@ final class UDPSender: Sendable {
 
     /// Sends one datagram.
     func send(_ text: some StringProtocol) { send(bytes: Array(text.utf8)) }
+
+    /// Waits (at most `timeout`) until the receiver's socket holds less than `bytes` unread, as
+    /// the kernel reports it in /proc/net/udp: a sender paced by the receiver's progress, not by a
+    /// fixed sleep that a busy machine outruns (21 of 1,628 datagrams were dropped once, in a
+    /// fresh-clone run while the machine compiled).
+    func waitForRoom(below bytes: Int = 16 * 1024, timeout: Duration = .seconds(10)) async {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, Self.unread(port: port) >= bytes {
+            try? await Task.sleep(for: .milliseconds(1))  // the kernel's queue, polled, bounded
+        }
+    }
+
+    /// The most unread bytes of a UDP socket bound to `port` (IPv4 and IPv6).
+    static func unread(port: UInt16) -> Int {
+        let suffix = ":" + String(format: "%04X", port)
+        var most = 0
+        for table in ["/proc/net/udp", "/proc/net/udp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 4, fields[1].hasSuffix(suffix) else { continue }
+                let queues = fields[4].split(separator: ":")
+                if queues.count == 2, let unread = Int(queues[1], radix: 16) { most = max(most, unread) }
+            }
+        }
+        return most
+    }
 
     /// Sends one datagram of bytes.
     func send(bytes: [UInt8]) {

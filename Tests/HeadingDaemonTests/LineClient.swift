@@ -51,13 +51,18 @@ final class LineClient: Sendable {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
             if connected == 0 { return socketDescriptor }
-            close(socketDescriptor)
+            Glibc.close(socketDescriptor)
             guard ContinuousClock.now < deadline else { throw POSIXError(.ECONNREFUSED) }
             usleep(50_000)  // nothing to await: the server is not listening yet
         }
     }
 
-    deinit { close(descriptor) }
+    deinit { Glibc.close(descriptor) }
+
+    /// Ends the connection now (the descriptor is closed with the client).
+    func disconnect() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+    }
 
     /// Sends `text`.
     func send(_ text: String) {

@@ -30,6 +30,8 @@ import Combine
 /// | `headingd_reloads_total` | counter | `result` (`success`, `failure`) |
 /// | `headingd_heading_true_degrees`, `headingd_heading_magnetic_degrees` | gauge: the heading headingd gives | |
 ///
+/// Each network output adds its own (``OutputMetrics``, labelled `output`).
+///
 /// The heading gauges are for display only: Prometheus averages and interpolates them, and the
 /// mean of 359° and 1° is 180°. Alert on health (`headingd_source_up`), never on an angle.
 ///
@@ -64,19 +66,22 @@ final class HeadingMetrics: Sendable {
 
     /// Makes the metrics, with `headingd_build_info` for `version`.
     init(version: String) {
-        registry.makeGauge(
-            name: "headingd_build_info", labels: [("version", version)], help: "headingd's version; always 1"
-        ).set(to: 1.0)
-        trueHeading = registry.makeGauge(
+        registry.gauge(name: "headingd_build_info", labels: [("version", version)], help: "headingd's version; always 1").set(to: 1.0)
+        trueHeading = registry.gauge(
             name: "headingd_heading_true_degrees",
             help: "The heading headingd gives, from true north; for display only (never average or alert on an angle)"
         )
-        magneticHeading = registry.makeGauge(
+        magneticHeading = registry.gauge(
             name: "headingd_heading_magnetic_degrees",
             help: "The heading headingd gives, from magnetic north; for display only (never average or alert on an angle)"
         )
-        reloadSuccesses = registry.makeCounter(name: "headingd_reloads_total", labels: [("result", "success")], help: "SIGHUP reloads, by result")
-        reloadFailures = registry.makeCounter(name: "headingd_reloads_total", labels: [("result", "failure")], help: "SIGHUP reloads, by result")
+        reloadSuccesses = registry.counter(name: "headingd_reloads_total", labels: [("result", "success")], help: "SIGHUP reloads, by result")
+        reloadFailures = registry.counter(name: "headingd_reloads_total", labels: [("result", "failure")], help: "SIGHUP reloads, by result")
+    }
+
+    /// The metrics of the output labelled `output` (the same object for the same name).
+    func output(_ output: String) -> OutputMetrics {
+        OutputMetrics(output: output, registry: registry)
     }
 
     /// The exposition, in Prometheus' text format (version 0.0.4).
@@ -145,14 +150,11 @@ final class HeadingMetrics: Sendable {
             metrics.up.set(to: 0.0)
             let (counter, active) = state.withLock { state -> (Counter, Gauge) in
                 let key = source + "\u{0}" + code
-                let counter = state.faultCounters[key] ?? registry.makeCounter(
-                    name: "headingd_faults_total", labels: [("source", source), ("code", code)], help: "Faults, by source and code"
-                )
+                let labels = [("source", source), ("code", code)]
+                let counter = state.faultCounters[key] ?? registry.counter(name: "headingd_faults_total", labels: labels, help: "Faults, by source and code")
                 state.faultCounters[key] = counter
-                let active = state.activeFaults[source, default: [:]][code] ?? registry.makeGauge(
-                    name: "headingd_fault_active", labels: [("source", source), ("code", code)],
-                    help: "1 from a fault until its source recovers"
-                )
+                let active = state.activeFaults[source, default: [:]][code]
+                    ?? registry.gauge(name: "headingd_fault_active", labels: labels, help: "1 from a fault until its source recovers")
                 state.activeFaults[source, default: [:]][code] = active
                 return (counter, active)
             }
@@ -195,13 +197,13 @@ final class HeadingMetrics: Sendable {
             if let metrics = state.sources[name] { return metrics }
             let labels = [("source", name)]
             let metrics = SourceMetrics(
-                up: registry.makeGauge(name: "headingd_source_up", labels: labels, help: "1 when the source's last word was a heading, 0 when it was a fault"),
-                selected: registry.makeGauge(name: "headingd_source_selected", labels: labels, help: "1 for the source whose heading headingd gives"),
-                lastHeading: registry.makeGauge(
+                up: registry.gauge(name: "headingd_source_up", labels: labels, help: "1 when the source's last word was a heading, 0 when it was a fault"),
+                selected: registry.gauge(name: "headingd_source_selected", labels: labels, help: "1 for the source whose heading headingd gives"),
+                lastHeading: registry.gauge(
                     name: "headingd_source_last_heading_timestamp_seconds", labels: labels,
                     help: "When the source's last heading was taken, in seconds since the Unix epoch"
                 ),
-                headings: registry.makeCounter(name: "headingd_headings_total", labels: labels, help: "Headings the source delivered")
+                headings: registry.counter(name: "headingd_headings_total", labels: labels, help: "Headings the source delivered")
             )
             state.sources[name] = metrics
             return metrics

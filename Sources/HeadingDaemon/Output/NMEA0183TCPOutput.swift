@@ -6,6 +6,7 @@ import HeadingKit
 import HeadingOutputs
 import Logging
 import NIOCore
+import Prometheus
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
@@ -50,6 +51,8 @@ final class NMEA0183TCPOutput: Service, Sendable {
 
     private let configuration: Configuration
     private let center: NotificationCenter
+    /// Clients, messages and drops, for `/metrics`.
+    private let metrics: OutputMetrics?
     private let logger: Logger
     private let group: any EventLoopGroup
     private let state = Mutex(State())
@@ -62,9 +65,10 @@ final class NMEA0183TCPOutput: Service, Sendable {
     ///   - configuration: What to serve, and where.
     ///   - center: The center headings and faults are posted to.
     ///   - logger: Where clients coming and going are logged.
-    init(configuration: Configuration, center: NotificationCenter = .heading, logger: Logger) {
+    init(configuration: Configuration, center: NotificationCenter = .heading, metrics: OutputMetrics? = nil, logger: Logger) {
         self.configuration = configuration
         self.center = center
+        self.metrics = metrics
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup.singleton
         let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: group.next()) { [weak self] bytes in
@@ -121,13 +125,14 @@ final class NMEA0183TCPOutput: Service, Sendable {
 
     private func accept(_ channel: any Channel) -> EventLoopFuture<Void> {
         let id = ObjectIdentifier(channel)
-        let admitted = state.withLock { state in
-            guard !state.isStopped, state.clients.count < configuration.maximumClients else { return false }
+        let admitted = state.withLock { state -> Int? in
+            guard !state.isStopped, state.clients.count < configuration.maximumClients else { return nil }
             state.clients[id] = Client(channel: channel)
-            return true
+            return state.clients.count
         }
         let peer = channel.remoteAddress.map { "\($0)" } ?? "a client"
-        guard admitted else {
+        if let admitted { metrics?.clients.set(to: Double(admitted)) } else { metrics?.clientsDropped.increment() }
+        guard admitted != nil else {
             logger.warning("NMEA 0183 TCP output: \(peer) refused: \(configuration.maximumClients) clients already connected")
             return channel.close()
         }
@@ -136,7 +141,9 @@ final class NMEA0183TCPOutput: Service, Sendable {
     }
 
     fileprivate func clientClosed(_ id: ObjectIdentifier, peer: String) {
-        if state.withLock({ $0.clients.removeValue(forKey: id) }) != nil {
+        let remaining = state.withLock { state -> Int? in state.clients.removeValue(forKey: id) == nil ? nil : state.clients.count }
+        if let remaining {
+            metrics?.clients.set(to: Double(remaining))
             logger.info("NMEA 0183 TCP output: \(peer) disconnected")
         }
     }
@@ -150,7 +157,10 @@ final class NMEA0183TCPOutput: Service, Sendable {
             client.latest = nil
             return (client.channel, latest)
         }
-        if let (channel, bytes) = pending { channel.writeAndFlush(bytes, promise: nil) }
+        if let (channel, bytes) = pending {
+            channel.writeAndFlush(bytes, promise: nil)
+            metrics?.messagesSent.increment()
+        }
     }
 
     // MARK: Sentences
@@ -158,9 +168,10 @@ final class NMEA0183TCPOutput: Service, Sendable {
     /// Hands one heading's sentences to every client with room.
     private func broadcast(_ buffer: ByteBuffer) {
         let now = ContinuousClock.now
-        let (writable, stalled): ([any Channel], [any Channel]) = state.withLock { state in
+        let (writable, stalled, replaced): ([any Channel], [any Channel], Int) = state.withLock { state in
             var writable: [any Channel] = []
             var stalled: [any Channel] = []
+            var replaced = 0
             for (id, var client) in state.clients {
                 if client.channel.isWritable {
                     writable.append(client.channel)
@@ -171,14 +182,20 @@ final class NMEA0183TCPOutput: Service, Sendable {
                 if now - since > Self.writeTimeout {
                     stalled.append(client.channel)
                 } else {
+                    if client.latest != nil { replaced += 1 }
                     client.blockedSince = since
                     client.latest = buffer
                     state.clients[id] = client
                 }
             }
-            return (writable, stalled)
+            return (writable, stalled, replaced)
         }
         for channel in writable { channel.writeAndFlush(buffer, promise: nil) }
+        if let metrics {
+            if !writable.isEmpty { metrics.messagesSent.increment(by: Int64(writable.count)) }
+            if replaced > 0 { metrics.messagesDropped.increment(by: Int64(replaced)) }
+            if !stalled.isEmpty { metrics.clientsDropped.increment(by: Int64(stalled.count)) }
+        }
         for channel in stalled {
             logger.warning("NMEA 0183 TCP output: \(channel.remoteAddress.map { "\($0)" } ?? "a client") disconnected: it read nothing for \(Self.writeTimeout)")
             channel.close(promise: nil)

@@ -7,6 +7,7 @@ import HeadingOutputs
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import Prometheus
 import Synchronization
 
 /// One Signal K stream client: the hello, then deltas by its own subscriptions and rates, and its
@@ -170,12 +171,15 @@ struct SignalKClientSession: Sendable {
         let channel = channel
         let logger = logger
         let peer = peer
+        let metrics = hub.metrics
         let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(SignalKOutput.writeTimeout.components.seconds) * 1_000_000_000)) {
             logger.notice("Signal K client \(peer) disconnected: it read nothing for \(SignalKOutput.writeTimeout.components.seconds).0 seconds")
+            metrics?.clientsDropped.increment()
             channel.close(promise: nil)
         }
         defer { timer.cancel() }
         try await outbound.write(.text(text))
+        metrics?.messagesSent.increment()
     }
 
     /// A Signal K request reply refusing a message.

@@ -5,6 +5,7 @@ import Foundation
 import HeadingKit
 import HeadingOutputs
 import NIOCore
+import Prometheus
 import Synchronization
 
 /// What the Signal K output knows, kept from `NotificationCenter.heading`: the model the REST API
@@ -42,10 +43,14 @@ final class SignalKHub: Sendable {
     /// The encoder for the vessel.
     let encoder: SignalKDeltaEncoder
 
+    /// Stream clients, deltas and drops, for `/metrics`.
+    let metrics: OutputMetrics?
+
     /// - Parameters:
     ///   - selfURN: The vessel's identity.
     ///   - center: The center headings and faults are posted to.
-    init(selfURN: String, center: NotificationCenter) {
+    init(selfURN: String, center: NotificationCenter, metrics: OutputMetrics? = nil) {
+        self.metrics = metrics
         state = Mutex(State(model: SignalKModel(selfURN: selfURN)))
         encoder = SignalKDeltaEncoder(selfURN: selfURN)
         self.center = center
@@ -79,21 +84,24 @@ final class SignalKHub: Sendable {
     /// - Returns: The client's events (at most `backlog` queued; the newest kept), or `nil` when full.
     func addClient(_ id: UUID, channel: any Channel, limit: Int, backlog: Int) -> AsyncStream<Event>? {
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(backlog))
-        let added = state.withLock { state in
-            guard state.clients.count < limit else { return false }
+        let added = state.withLock { state -> Int? in
+            guard state.clients.count < limit else { return nil }
             state.clients[id] = continuation
             state.channels[id] = channel
-            return true
+            return state.clients.count
         }
-        return added ? stream : nil
+        if let added { metrics?.clients.set(to: Double(added)) } else { metrics?.clientsDropped.increment() }
+        return added != nil ? stream : nil
     }
 
     /// Removes a stream client.
     func removeClient(_ id: UUID) {
-        state.withLock { state in
+        let (removed, remaining) = state.withLock { state in
             state.channels[id] = nil
-            return state.clients.removeValue(forKey: id)
-        }?.finish()
+            return (state.clients.removeValue(forKey: id), state.clients.count)
+        }
+        removed?.finish()
+        if removed != nil { metrics?.clients.set(to: Double(remaining)) }
     }
 
     /// Wakes one client's periodic subscriptions.
@@ -141,8 +149,12 @@ final class SignalKHub: Sendable {
             guard case .heading(let heading, let values, _) = event else { return event }
             return .heading(heading, values: values, fullDelta: encoder.delta(for: heading, values: values))
         }
+        var dropped: Int64 = 0
         for client in clients {
-            for event in events { client.yield(event) }
+            for event in events {
+                if case .dropped = client.yield(event) { dropped += 1 }
+            }
         }
+        if dropped > 0 { metrics?.messagesDropped.increment(by: dropped) }
     }
 }

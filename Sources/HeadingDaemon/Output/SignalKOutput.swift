@@ -39,6 +39,8 @@ final class SignalKOutput: Service, Sendable {
         var limits = HTTPLimits()
         /// The metrics served at `/metrics` on the same listener, when they are on.
         var metrics: HeadingMetrics? = nil
+        /// The output's own metrics: stream clients, deltas, drops.
+        var outputMetrics: OutputMetrics? = nil
     }
 
     /// Why the output could not start: the address cannot be listened on.
@@ -68,7 +70,7 @@ final class SignalKOutput: Service, Sendable {
     init(configuration: Configuration, center: NotificationCenter = .heading, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        hub = SignalKHub(selfURN: configuration.selfURN, center: center)
+        hub = SignalKHub(selfURN: configuration.selfURN, center: center, metrics: configuration.outputMetrics)
     }
 
     /// Checks that the address can be listened on, before the pipeline runs, so that one that

@@ -136,7 +136,8 @@ final class OutputSet: Sendable {
         switch settings {
         case .nmeaTCP(let address, let maximumClients, let feed):
             let output = NMEA0183TCPOutput(
-                configuration: .init(address: address, maximumClients: maximumClients, feed: feed.configuration), center: .heading, logger: logger
+                configuration: .init(address: address, maximumClients: maximumClients, feed: feed.configuration), center: .heading,
+                metrics: metrics.output("nmea0183_tcp"), logger: logger
             )
             try await output.bind()
             return output
@@ -150,7 +151,7 @@ final class OutputSet: Sendable {
             let output = SignalKOutput(
                 configuration: .init(
                     address: address, selfURN: selfURN ?? signalKSelf(), maximumClients: maximumClients, maximumSubscriptions: maximumSubscriptions,
-                    limits: limits, metrics: servesMetrics ? metrics : nil
+                    limits: limits, metrics: servesMetrics ? metrics : nil, outputMetrics: metrics.output("signalk")
                 ),
                 center: .heading, logger: logger
             )
