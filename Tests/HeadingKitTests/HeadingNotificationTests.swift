@@ -76,6 +76,24 @@ struct HeadingNotificationTests {
         #expect(Notification(name: Notification.Name("other")).headingEvent == nil)
     }
 
+    /// For a consumer that keeps only the newest heading (the daemon's metrics): every other
+    /// event in order, and the last heading, from a single event or a batch.
+    @Test func forEachNonHeadingEventGivesTheOthersInOrderAndTheLastHeading() {
+        var others: [HeadingEvent] = []
+        let batch = Notification.heading(
+            contentsOf: [.heading(heading(1)), .fault(fault(.stale)), .heading(heading(2)), .authorizationChanged(.authorized), .heading(heading(3))],
+            object: nil
+        )
+        #expect(batch.forEachNonHeadingEvent { others.append($0) }?.trueHeading == 3)
+        #expect(others == [.fault(fault(.stale)), .authorizationChanged(.authorized)])
+        others = []
+        #expect(Notification.heading(.fault(fault(.deviceLost)), object: nil).forEachNonHeadingEvent { others.append($0) } == nil)
+        #expect(others == [.fault(fault(.deviceLost))])
+        #expect(Notification.heading(.heading(heading(7)), object: nil).forEachNonHeadingEvent { others.append($0) }?.trueHeading == 7)
+        #expect(others.count == 1)
+        #expect(Notification(name: .headingDidUpdate).forEachNonHeadingEvent { others.append($0) } == nil)
+    }
+
     @Test func theAsyncSequenceYieldsTypedHeadingsInOrder() async {
         let center = NotificationCenter()
         let source = ScriptedHeadingSource()

@@ -108,15 +108,18 @@ final class HeadingMetrics: Sendable {
             metrics.lastHeading.set(to: heading.timestamp.timeIntervalSince1970)
             metrics.up.set(to: 1.0)
         }, batch: { events in
+            // Counted without copying a heading; only the last one's timestamp is read.
             var count: Int64 = 0
-            var last: Heading?
-            for case .heading(let heading) in events {
-                count += 1
-                last = heading
+            var last = -1
+            for index in events.indices {
+                if case .heading = events[index] {
+                    count += 1
+                    last = index
+                }
             }
-            guard let last else { return }
+            guard last >= 0, let heading = events[last].heading else { return }
             metrics.headings.increment(by: count)
-            metrics.lastHeading.set(to: last.timestamp.timeIntervalSince1970)
+            metrics.lastHeading.set(to: heading.timestamp.timeIntervalSince1970)
             metrics.up.set(to: 1.0)
         })
     }
@@ -126,11 +129,7 @@ final class HeadingMetrics: Sendable {
     /// the gauges, and the source steering is looked at once.
     func observe(_ center: NotificationCenter) -> HeadingObservation {
         let token = center.addObserver(forName: nil, object: nil, queue: nil) { [self] notification in
-            var last: Heading?
-            notification.forEachHeadingEvent { event in
-                if case .heading(let heading) = event { last = heading } else { record(event) }
-            }
-            if let last { record(.heading(last)) }
+            if let last = notification.forEachNonHeadingEvent({ record($0) }) { record(.heading(last)) }
         }
         return HeadingObservation(center: center, token: token)
     }

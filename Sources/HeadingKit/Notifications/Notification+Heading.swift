@@ -51,6 +51,30 @@ extension Notification {
         }
     }
 
+    /// Calls `body` with every event this notification carries but its headings, oldest first,
+    /// and returns the newest heading: for a consumer that only keeps the latest heading (a
+    /// gauge), which then copies one heading a batch, not one per heading.
+    /// - Parameter body: Called with each event that is not a heading.
+    /// - Returns: The last heading, if the notification carries one.
+    package func forEachNonHeadingEvent(_ body: (HeadingEvent) -> Void) -> Heading? {
+        let value = headingValue
+        if let box = value as? HeadingEventBox {
+            if case .heading(let heading) = box.event { return heading }
+            body(box.event)
+        } else if let batch = value as? HeadingEventBatchBox {
+            var lastHeading: Int?
+            for index in batch.events.indices {
+                if case .heading = batch.events[index] {
+                    lastHeading = index
+                } else {
+                    body(batch.events[index])
+                }
+            }
+            return lastHeading.flatMap { batch.events[$0].heading }
+        }
+        return nil
+    }
+
     /// What a heading notification carries (a ``HeadingEventBox`` or a ``HeadingEventBatchBox``),
     /// or anything else under its key. A heading notification's `userInfo` has one entry: it is
     /// read without hashing the key (the boxes come from nowhere else); with more, the key is looked up.
