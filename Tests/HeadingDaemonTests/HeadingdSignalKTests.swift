@@ -168,9 +168,10 @@ struct HeadingdSignalKTests {
         #expect((seen["closedByServer"] as? Int ?? 0) >= 400, "the hostile connections must be closed: \(seen)")
         #expect((seen["streamDeltas"] as? Int ?? 0) >= 60, "the stream client kept its rate (10 Hz): \(seen)")
         // The connections are bounded (128 by default), and so are headingd's descriptors: its own,
-        // the 128, the stream client and the discovery request, and the few accepted in the moment
-        // before the guard closes the oldest to make room.
-        #expect(descriptors.withLock { $0 } <= baseline + 128 + 16, "descriptors: \(descriptors.withLock { $0 }), \(baseline) before")
+        // the 128, the stream client and the discovery request, and those accepted in the moment
+        // before the guard's closes of the oldest have run (17 at most seen in fresh-clone runs;
+        // without the cap the ~2,000 connections the test opens would all be held).
+        #expect(descriptors.withLock { $0 } <= baseline + 128 + 32, "descriptors: \(descriptors.withLock { $0 }), \(baseline) before")
         let seconds = Double(elapsed.components.seconds)
         #expect(Double(linesDuring) >= seconds * 10 * 0.8, "\(linesDuring) headings in \(elapsed) at 10 Hz")
         #expect(daemon.exitedAt == nil, "headingd is still up")
