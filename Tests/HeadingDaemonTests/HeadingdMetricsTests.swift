@@ -46,11 +46,11 @@ struct HeadingdMetricsTests {
     /// The simulation drops out every second: what /metrics counts lies between what headingd had
     /// printed before the request and after it.
     @Test func metricsCountWhatHeadingdPrintedAndPromtoolFindsNothingWrong() async throws {
-        let port = GPSFake.freePort(), nmeaPort = GPSFake.freePort()
+        let port = GPSFake.freePort(), nmeaPort = GPSFake.freePort(), udpPort = GPSFake.freePort()
         let daemon = DaemonProcess(arguments: [
             "--rate", "20", "--format", "json", "--dropout-interval", "1", "--dropout-duration", "0.3",
             "--metrics", "--metrics-listen", "127.0.0.1:\(port)", "--nmea-tcp", "127.0.0.1:\(nmeaPort)", "--nmea-sentences", "HDT",
-            "--nmea-rate", "0",
+            "--nmea-rate", "0", "--nmea-udp", "127.0.0.1:\(udpPort)", "--nmea-udp-rate", "0",
         ])
         try daemon.start()
         let fault = "headingd: fault: simulation: deviceLost"
@@ -71,6 +71,14 @@ struct HeadingdMetricsTests {
         let faults = try #require(samples["headingd_faults_total{source=\"simulation\",code=\"deviceLost\"}"], "\(body)")
         #expect(Double(faultsBefore) <= faults && faults <= Double(faultsAfter), "\(faultsBefore) ≤ \(faults) ≤ \(faultsAfter)")
         #expect(samples["headingd_source_selected{source=\"simulation\"}"] == 1)
+        // One datagram a heading to the one UDP target (nothing reads it; UDP does not know), and
+        // a few more around faults: a THS marked V at a fault (the source's and the processor's)
+        // and once a second until the next heading.
+        let datagrams = try #require(samples["headingd_output_messages_total{output=\"nmea0183_udp\"}"], "\(body)")
+        #expect(
+            datagrams >= Double(headingsBefore) && datagrams <= Double(headingsAfter + 2 * faultsAfter + 2),
+            "\(datagrams) datagrams, \(headingsBefore)…\(headingsAfter) headings, \(faultsAfter) faults"
+        )
         #expect(samples["headingd_reloads_total{result=\"success\"}"] == 0)
         let lastHeading = try #require(samples["headingd_source_last_heading_timestamp_seconds{source=\"simulation\"}"])
         #expect(abs(lastHeading - Date().timeIntervalSince1970) < 30)

@@ -8,6 +8,7 @@ import HeadingOutputs
 import Logging
 import NIOCore
 import NIOPosix
+import Prometheus
 import ServiceLifecycle
 import Synchronization
 
@@ -34,6 +35,8 @@ final class NMEA0183SerialOutput: Service, Sendable {
     private let configuration: Configuration
     private let center: NotificationCenter
     private let logger: Logger
+    /// Messages written and dropped, for `/metrics`.
+    private let metrics: OutputMetrics?
     private let group: any EventLoopGroup
     /// The open line, while there is one.
     private let line = Mutex<(any Channel)?>(nil)
@@ -42,17 +45,23 @@ final class NMEA0183SerialOutput: Service, Sendable {
     ///   - configuration: Which line, how fast, and what.
     ///   - center: The center headings and faults are posted to.
     ///   - logger: Where opening, losing and reopening the line are logged.
-    init(configuration: Configuration, center: NotificationCenter = .heading, logger: Logger) {
+    init(configuration: Configuration, center: NotificationCenter = .heading, metrics: OutputMetrics? = nil, logger: Logger) {
         self.configuration = configuration
         self.center = center
+        self.metrics = metrics
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup.singleton
     }
 
     func run() async throws {
         let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: group.next()) { [weak self] bytes in
-            guard let channel = self?.line.withLock({ $0 }), channel.isWritable else { return }
+            guard let channel = self?.line.withLock({ $0 }) else { return }  // no line now: nothing to count
+            guard channel.isWritable else {  // the line is slower than the headings: this one is dropped
+                self?.metrics?.messagesDropped.increment()
+                return
+            }
             channel.writeAndFlush(bytes, promise: nil)
+            self?.metrics?.messagesSent.increment()
         }
         feed.start()
         defer { feed.stop() }

@@ -7,6 +7,7 @@ import HeadingOutputs
 import Logging
 import NIOCore
 import NIOPosix
+import Prometheus
 import ServiceLifecycle
 import Synchronization
 
@@ -31,6 +32,8 @@ final class NMEA0183UDPOutput: Service, Sendable {
     private let configuration: Configuration
     private let center: NotificationCenter
     private let logger: Logger
+    /// Messages written and dropped, for `/metrics`.
+    private let metrics: OutputMetrics?
     private let group: any EventLoopGroup
     /// The socket and the resolved targets, once ``open()`` has succeeded.
     private let socket = Mutex<(channel: any Channel, targets: [SocketAddress])?>(nil)
@@ -39,9 +42,10 @@ final class NMEA0183UDPOutput: Service, Sendable {
     ///   - configuration: Where to send, and what.
     ///   - center: The center headings and faults are posted to.
     ///   - logger: Where the output says where it sends.
-    init(configuration: Configuration, center: NotificationCenter = .heading, logger: Logger) {
+    init(configuration: Configuration, center: NotificationCenter = .heading, metrics: OutputMetrics? = nil, logger: Logger) {
         self.configuration = configuration
         self.center = center
+        self.metrics = metrics
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup.singleton
     }
@@ -80,11 +84,16 @@ final class NMEA0183UDPOutput: Service, Sendable {
     func run() async throws {
         if socket.withLock({ $0 == nil }) { try await open() }
         guard let (channel, targets) = socket.withLock({ $0 }) else { return }
+        let metrics = metrics
         let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: channel.eventLoop) { bytes in
-            guard channel.isWritable else { return }  // the socket is full: this heading is dropped
+            guard channel.isWritable else {  // the socket is full: this heading is dropped
+                metrics?.messagesDropped.increment(by: Int64(targets.count))
+                return
+            }
             for target in targets {
                 channel.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: bytes), promise: nil)
             }
+            metrics?.messagesSent.increment(by: Int64(targets.count))
         }
         feed.start()
         try? await gracefulShutdown()

@@ -10,8 +10,8 @@ import Prometheus
 /// |---|---|---|
 /// | `headingd_output_clients` | gauge | clients connected now (stream clients for Signal K) |
 /// | `headingd_output_clients_dropped_total` | counter | clients refused at the cap or disconnected for reading nothing |
-/// | `headingd_output_messages_total` | counter | messages written: a heading's sentences (NMEA 0183, per client), a delta (Signal K) |
-/// | `headingd_output_messages_dropped_total` | counter | messages a slow client never got (its queue kept the newest) |
+/// | `headingd_output_messages_total` | counter | messages written: a heading's sentences (NMEA 0183, per client, UDP target or serial line), a delta (Signal K) |
+/// | `headingd_output_messages_dropped_total` | counter | messages a slow client, a full UDP socket or a slow serial line never got |
 struct OutputMetrics: Sendable {
     /// Clients connected now.
     let clients: Gauge

@@ -142,11 +142,16 @@ final class OutputSet: Sendable {
             try await output.bind()
             return output
         case .nmeaUDP(let targets, let feed):
-            let output = NMEA0183UDPOutput(configuration: .init(targets: targets, feed: feed.configuration), center: .heading, logger: logger)
+            let output = NMEA0183UDPOutput(
+                configuration: .init(targets: targets, feed: feed.configuration), center: .heading, metrics: metrics.output("nmea0183_udp"), logger: logger
+            )
             try await output.open()
             return output
         case .nmeaSerial(let device, let baud, let feed):
-            return NMEA0183SerialOutput(configuration: .init(device: device, baud: baud, feed: feed.configuration), center: .heading, logger: logger)
+            return NMEA0183SerialOutput(
+                configuration: .init(device: device, baud: baud, feed: feed.configuration), center: .heading,
+                metrics: metrics.output("nmea0183_serial"), logger: logger
+            )
         case .signalK(let address, let selfURN, let maximumClients, let maximumSubscriptions, let limits, let servesMetrics):
             let output = SignalKOutput(
                 configuration: .init(
