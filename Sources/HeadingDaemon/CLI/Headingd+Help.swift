@@ -91,6 +91,10 @@ extension Headingd {
         /signalk/v1/stream with subscribe and unsubscribe; faults are notifications under \
         notifications.navigation.heading.
 
+        --metrics serves Prometheus metrics at /metrics (text format 0.0.4): each source's health, \
+        headings and faults, the source steering, reloads, each output's clients and messages; on \
+        the Signal K listener when it runs, else on 127.0.0.1:9947 (--metrics-listen). Off by default.
+
         Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
         78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \
         or an option (a value may start with '-' as a separate argument: --position -33.86,151.21); 65 with --strict when any line was \
