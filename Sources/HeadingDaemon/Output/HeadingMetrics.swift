@@ -54,7 +54,6 @@ final class HeadingMetrics: Sendable {
         var sources: [String: SourceMetrics] = [:]
         /// Active faults, by source and code.
         var activeFaults: [String: [String: Gauge]] = [:]
-        var faultCounters: [String: Counter] = [:]
         var selectedSource: String?
     }
 
@@ -147,18 +146,13 @@ final class HeadingMetrics: Sendable {
             let code = fault.code.rawValue
             let metrics = self.source(source)
             metrics.up.set(to: 0.0)
-            let (counter, active) = state.withLock { state -> (Counter, Gauge) in
-                let key = source + "\u{0}" + code
-                let labels = [("source", source), ("code", code)]
-                let counter = state.faultCounters[key] ?? registry.counter(name: "headingd_faults_total", labels: labels, help: "Faults, by source and code")
-                state.faultCounters[key] = counter
-                let active = state.activeFaults[source, default: [:]][code]
-                    ?? registry.gauge(name: "headingd_fault_active", labels: labels, help: "1 from a fault until its source recovers")
-                state.activeFaults[source, default: [:]][code] = active
-                return (counter, active)
-            }
-            counter.increment()
+            // The registry returns the collector it already has for a name and labels.
+            let labels = [("source", source), ("code", code)]
+            registry.counter(name: "headingd_faults_total", labels: labels, help: "Faults, by source and code").increment()
+            let active = registry.gauge(name: "headingd_fault_active", labels: labels, help: "1 from a fault until its source recovers")
             active.set(to: 1.0)
+            // Kept by source, for the source's recovery to clear.
+            state.withLock { $0.activeFaults[source, default: [:]][code] = active }
         case .notice(let notice):
             switch notice.code {
             case .recovered:

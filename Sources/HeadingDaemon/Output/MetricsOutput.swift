@@ -22,13 +22,6 @@ final class MetricsOutput: Service, Sendable {
         var limits = HTTPLimits()
     }
 
-    /// Why the output could not start: the address cannot be listened on.
-    struct ListenError: Error, CustomStringConvertible, OutputOpenError {
-        let address: ListenAddress
-        let reason: String
-        var description: String { "metrics: cannot listen on \(address): \(reason)" }
-    }
-
     private let configuration: Configuration
     private let metrics: HeadingMetrics
     private let logger: Logger
@@ -53,7 +46,7 @@ final class MetricsOutput: Service, Sendable {
     /// Checks that the address can be listened on, before the pipeline runs.
     /// - Throws: ``ListenError`` naming the address and the system's reason.
     func bind() async throws(ListenError) {
-        if let reason = configuration.address.bindProbe() { throw ListenError(address: configuration.address, reason: reason) }
+        if let reason = configuration.address.bindProbe() { throw ListenError(output: "metrics", address: configuration.address, reason: reason) }
     }
 
     /// Serves until shutdown.
@@ -85,7 +78,7 @@ final class MetricsOutput: Service, Sendable {
         do {
             try await application.run()
         } catch let error as IOError {
-            throw ListenError(address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+            throw ListenError(output: "metrics", address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
         }
     }
 }

@@ -28,13 +28,6 @@ final class NMEA0183TCPOutput: Service, Sendable {
         let feed: NMEA0183Feed.Configuration
     }
 
-    /// Why the output could not start: the address cannot be listened on.
-    struct ListenError: Error, CustomStringConvertible {
-        let address: ListenAddress
-        let reason: String
-        var description: String { "NMEA 0183 TCP output: cannot listen on \(address): \(reason)" }
-    }
-
     /// How long a client may have no room for output before it is disconnected.
     static let writeTimeout: Duration = .seconds(5)
 
@@ -97,9 +90,9 @@ final class NMEA0183TCPOutput: Service, Sendable {
                 .bind(host: configuration.address.host, port: configuration.address.port)
                 .get()
         } catch let error as IOError {
-            throw ListenError(address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+            throw ListenError(output: "NMEA 0183 TCP output", address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
         } catch {
-            throw ListenError(address: configuration.address, reason: "\(error)")
+            throw ListenError(output: "NMEA 0183 TCP output", address: configuration.address, reason: "\(error)")
         }
         self.server.withLock { $0 = server }
         logger.notice("NMEA 0183 over TCP on \(configuration.address), sentences \(configuration.feed.sentences.map(\.rawValue).joined(separator: ","))")

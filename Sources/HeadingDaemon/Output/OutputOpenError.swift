@@ -5,5 +5,4 @@
 /// host): headingd says so, naming the address, and exits ``ExitStatus/outputUnavailable``.
 protocol OutputOpenError: Error, CustomStringConvertible {}
 
-extension NMEA0183TCPOutput.ListenError: OutputOpenError {}
 extension NMEA0183UDPOutput.OpenError: OutputOpenError {}

@@ -43,13 +43,6 @@ final class SignalKOutput: Service, Sendable {
         var outputMetrics: OutputMetrics? = nil
     }
 
-    /// Why the output could not start: the address cannot be listened on.
-    struct ListenError: Error, CustomStringConvertible {
-        let address: ListenAddress
-        let reason: String
-        var description: String { "Signal K output: cannot listen on \(address): \(reason)" }
-    }
-
     /// How long a client may have no room for output before it is disconnected.
     static let writeTimeout: Duration = .seconds(5)
     /// The most events queued for one client; older ones are dropped first.
@@ -79,7 +72,7 @@ final class SignalKOutput: Service, Sendable {
     /// probe accepted a client that connected in that moment, and the client hung there unserved.
     /// - Throws: ``ListenError`` naming the address and the system's reason.
     func bind() async throws(ListenError) {
-        if let reason = configuration.address.bindProbe() { throw ListenError(address: configuration.address, reason: reason) }
+        if let reason = configuration.address.bindProbe() { throw ListenError(output: "Signal K output", address: configuration.address, reason: reason) }
     }
 
     /// Serves until shutdown.
@@ -145,7 +138,7 @@ final class SignalKOutput: Service, Sendable {
                 hub.stop()
             }
         } catch let error as IOError {
-            throw ListenError(address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+            throw ListenError(output: "Signal K output", address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
         }
     }
 
@@ -214,4 +207,3 @@ final class SignalKOutput: Service, Sendable {
     }
 }
 
-extension SignalKOutput.ListenError: OutputOpenError {}
