@@ -93,6 +93,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Daemon"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Daemon"])),
                 .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(traits: ["Daemon"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Daemon"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Daemon"])),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Daemon"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Daemon"])),

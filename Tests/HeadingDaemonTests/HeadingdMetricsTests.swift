@@ -49,7 +49,7 @@ struct HeadingdMetricsTests {
         let port = GPSFake.freePort(), nmeaPort = GPSFake.freePort(), udpPort = GPSFake.freePort()
         let daemon = DaemonProcess(arguments: [
             "--rate", "20", "--format", "json", "--dropout-interval", "1", "--dropout-duration", "0.3",
-            "--metrics", "--metrics-listen", "127.0.0.1:\(port)", "--nmea-tcp", "127.0.0.1:\(nmeaPort)", "--nmea-sentences", "HDT",
+            "--metrics", "--http-listen", "127.0.0.1:\(port)", "--nmea-tcp", "127.0.0.1:\(nmeaPort)", "--nmea-sentences", "HDT",
             "--nmea-rate", "0", "--nmea-udp", "127.0.0.1:\(udpPort)", "--nmea-udp-rate", "0",
         ])
         try daemon.start()
@@ -170,7 +170,7 @@ struct HeadingdMetricsTests {
         let port = GPSFake.freePort(), prometheusPort = GPSFake.freePort()
         let daemon = DaemonProcess(arguments: [
             "--rate", "20", "--format", "json", "--dropout-interval", "3", "--dropout-duration", "2",
-            "--metrics", "--metrics-listen", "127.0.0.1:\(port)",
+            "--metrics", "--http-listen", "127.0.0.1:\(port)",
         ])
         try daemon.start()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-prometheus-\(UUID().uuidString)")

@@ -50,7 +50,7 @@ struct SettingLayerConsistencyTests {
         Case(key: "outputs.nmea0183.serial.talker", text: "$$", toml: "\"$$\""),
         Case(key: "outputs.nmea0183.serial.rate", text: "101", toml: "101"),
         Case(key: "outputs.signalk.listen", text: "localhost", toml: "\"localhost\""),
-        Case(key: "metrics.listen", text: "9947", toml: "\"9947\""),
+        Case(key: "http.listen", text: "9947", toml: "\"9947\""),
         Case(key: "outputs.signalk.self", text: "urn:mrn:signalk:uuid:not-a-uuid", toml: "\"urn:mrn:signalk:uuid:not-a-uuid\""),
         Case(key: "outputs.signalk.max_clients", text: "0", toml: "0"),
         Case(key: "outputs.signalk.max_subscriptions", text: "2000", toml: "2000"),

@@ -30,6 +30,10 @@ struct Headingd: AsyncParsableCommand {
         if CommandLine.arguments.count == 2, CommandLine.arguments[1] == IsolatedTOMLCheck.childArgument {
             IsolatedTOMLCheck.runChild()
         }
+        if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "status" {
+            await StatusCommand.main(Array(CommandLine.arguments.dropFirst(2)))
+            return
+        }
         _ = HangupSignals.process  // from here on a SIGHUP is kept for the reloader, never fatal, never lost
         StopDeadline.arm(requesting: .process)  // and a SIGTERM or SIGINT is a graceful shutdown, never lost
         await main(nil)

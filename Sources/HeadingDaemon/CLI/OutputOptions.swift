@@ -122,19 +122,28 @@ struct OutputOptions: ParsableArguments {
     @Flag(
         help: ArgumentHelp(
             "Serve Prometheus metrics at /metrics: on the Signal K output's listener when --signalk is on, "
-                + "else on --metrics-listen."
+                + "else on --http-listen."
         )
     )
     var metrics = false
 
-    @Option(
-        parsing: .unconditional,
+    @Flag(
         help: ArgumentHelp(
-            "Where /metrics is served when the Signal K output is off. (default: 127.0.0.1:9947; a non-loopback address serves the network)",
+            "Serve the status page at /, /status.json and /status/events (what `headingd status` reads): "
+                + "on the Signal K output's listener when --signalk is on, else on --http-listen."
+        )
+    )
+    var status = false
+
+    @Option(
+        name: .customLong("http-listen"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Where the metrics and the status page are served when the Signal K output is off. "
+                + "(default: 127.0.0.1:9947; a non-loopback address serves the network)",
             valueName: "host:port"
         )
     )
-    var metricsListen: String?
+    var httpListen: String?
 
     @Option(
         name: .customLong("http-request-head-timeout"), parsing: .unconditional,
@@ -197,7 +206,8 @@ struct OutputOptions: ParsableArguments {
             "outputs.signalk.max_clients": signalkMaxClients.map(ConfigContent.int),
             "outputs.signalk.max_subscriptions": signalkMaxSubscriptions.map(ConfigContent.int),
             "metrics.enabled": metrics ? .bool(true) : nil,
-            "metrics.listen": metricsListen.map(ConfigContent.string),
+            "status.enabled": status ? .bool(true) : nil,
+            "http.listen": httpListen.map(ConfigContent.string),
             "http.request_head_timeout": httpRequestHeadTimeout.map(ConfigContent.double),
             "http.idle_timeout": httpIdleTimeout.map(ConfigContent.double),
             "http.max_connections": httpMaxConnections.map(ConfigContent.int),

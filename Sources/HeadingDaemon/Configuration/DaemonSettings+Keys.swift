@@ -108,7 +108,8 @@ extension DaemonSettings {
             return nil
         },
         SettingKey(name: "metrics.enabled", option: "--metrics", kind: .bool),
-        SettingKey(name: "metrics.listen", option: "--metrics-listen", kind: .string) { content in
+        SettingKey(name: "status.enabled", option: "--status", kind: .bool),
+        SettingKey(name: "http.listen", option: "--http-listen", kind: .string) { content in
             guard case .string(let text) = content, ListenAddress(text) != nil else {
                 return "must be HOST:PORT, such as 127.0.0.1:9947 or [::1]:9947"
             }

@@ -74,9 +74,12 @@ extension DaemonSettings {
 
             [metrics]
             enabled = \(metricsEnabled)
-            listen = \(quoted(metricsListen.description))
+
+            [status]
+            enabled = \(statusEnabled)
 
             [http]
+            listen = \(quoted(httpListen.description))
             request_head_timeout = \(httpLimits.requestHeadTimeout)
             idle_timeout = \(httpLimits.idleTimeout)
             max_connections = \(httpLimits.maximumConnections)

@@ -61,10 +61,16 @@ struct DaemonSettings: Sendable, Equatable {
     /// How many Signal K stream clients at once; the next is refused.
     var signalKMaxClients = 16
     /// Whether `/metrics` is served (Prometheus' text format): on the Signal K output's listener
-    /// when that runs, else on ``metricsListen``.
+    /// when that runs, else on ``httpListen``.
     var metricsEnabled = false
-    /// Where `/metrics` is served when the Signal K output is off.
-    var metricsListen = ListenAddress("127.0.0.1:9947")!
+    /// Whether the status page (`/`), `/status.json` and its event stream are served, on the
+    /// same listener as the metrics.
+    var statusEnabled = false
+    /// headingd's own HTTP listener, for the metrics and the status page when the Signal K
+    /// output is off.
+    var httpListen = ListenAddress("127.0.0.1:9947")!
+    /// Whether an HTTP service (metrics, status) is on.
+    var servesHTTP: Bool { metricsEnabled || statusEnabled }
     /// How the HTTP listener (Signal K, and every HTTP service after it) defends itself.
     var httpLimits = HTTPLimits()
     /// How many subscriptions one Signal K client may hold.
@@ -117,7 +123,8 @@ struct DaemonSettings: Sendable, Equatable {
         signalKMaxClients = reader.int(forKey: "outputs.signalk.max_clients") ?? defaults.signalKMaxClients
         signalKMaxSubscriptions = reader.int(forKey: "outputs.signalk.max_subscriptions") ?? defaults.signalKMaxSubscriptions
         metricsEnabled = reader.bool(forKey: "metrics.enabled") ?? defaults.metricsEnabled
-        metricsListen = reader.string(forKey: "metrics.listen").flatMap(ListenAddress.init) ?? defaults.metricsListen
+        statusEnabled = reader.bool(forKey: "status.enabled") ?? defaults.statusEnabled
+        httpListen = reader.string(forKey: "http.listen").flatMap(ListenAddress.init) ?? defaults.httpListen
         httpLimits = HTTPLimits(
             requestHeadTimeout: reader.double(forKey: "http.request_head_timeout") ?? defaults.httpLimits.requestHeadTimeout,
             idleTimeout: reader.double(forKey: "http.idle_timeout") ?? defaults.httpLimits.idleTimeout,

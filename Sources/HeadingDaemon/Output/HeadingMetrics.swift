@@ -78,10 +78,17 @@ final class HeadingMetrics: Sendable {
         reloadFailures = registry.counter(name: "headingd_reloads_total", labels: [("result", "failure")], help: "SIGHUP reloads, by result")
     }
 
-    /// The metrics of the output labelled `output` (the same object for the same name).
+    /// The metrics of the output labelled `output` (the same object for the same name, across reloads).
     func output(_ output: String) -> OutputMetrics {
-        OutputMetrics(output: output, registry: registry)
+        outputs.withLock { outputs in
+            if let metrics = outputs[output] { return metrics }
+            let metrics = OutputMetrics(output: output, registry: registry)
+            outputs[output] = metrics
+            return metrics
+        }
     }
+
+    private let outputs = Mutex<[String: OutputMetrics]>([:])
 
     /// The exposition, in Prometheus' text format (version 0.0.4).
     func exposition() -> [UInt8] {

@@ -41,6 +41,8 @@ final class SignalKOutput: Service, Sendable {
         var metrics: HeadingMetrics? = nil
         /// The output's own metrics: stream clients, deltas, drops.
         var outputMetrics: OutputMetrics? = nil
+        /// The status service (the page at `/`, `/status.json`, `/status/events`), when it is on.
+        var status: StatusRoutes? = nil
     }
 
     /// How long a client may have no room for output before it is disconnected.
@@ -175,8 +177,9 @@ final class SignalKOutput: Service, Sendable {
             return Self.json(json)
         }
         if let metrics = configuration.metrics {
-            router.get("metrics") { _, _ -> Response in MetricsOutput.response(metrics) }
+            router.get("metrics") { _, _ -> Response in HTTPOutput.response(metrics) }
         }
+        configuration.status?.add(to: router)
         router.get("signalk/v1/api", use: api)
         router.get("signalk/v1/api/**", use: api)
         // Read-only, whatever the path: the router matches a path before its method, so each path

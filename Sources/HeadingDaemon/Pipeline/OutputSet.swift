@@ -21,9 +21,11 @@ final class OutputSet: Sendable {
         case nmeaTCP(ListenAddress, maximumClients: Int, feed: NMEAFeedSettings)
         case nmeaUDP([ListenAddress], feed: NMEAFeedSettings)
         case nmeaSerial(device: String, baud: Int, feed: NMEAFeedSettings)
-        case signalK(ListenAddress, selfURN: String?, maximumClients: Int, maximumSubscriptions: Int, limits: HTTPLimits, servesMetrics: Bool)
-        /// `/metrics` on a listener of its own (the Signal K output is off).
-        case metrics(ListenAddress, limits: HTTPLimits)
+        case signalK(
+            ListenAddress, selfURN: String?, maximumClients: Int, maximumSubscriptions: Int, limits: HTTPLimits, servesMetrics: Bool, servesStatus: Bool
+        )
+        /// headingd's own HTTP listener, for the metrics and the status service (the Signal K output is off).
+        case http(ListenAddress, limits: HTTPLimits, servesMetrics: Bool, servesStatus: Bool)
 
         /// The output's name, for logs.
         var name: String {
@@ -31,15 +33,26 @@ final class OutputSet: Sendable {
             case .nmeaTCP(let address, _, _): "NMEA 0183 TCP output on \(address)"
             case .nmeaUDP: "NMEA 0183 UDP output"
             case .nmeaSerial(let device, _, _): "NMEA 0183 serial output on \(device)"
-            case .signalK(let address, _, _, _, _, _): "Signal K output on \(address)"
-            case .metrics(let address, _): "metrics on \(address)"
+            case .signalK(let address, _, _, _, _, _, _): "Signal K output on \(address)"
+            case .http(let address, _, _, _): "HTTP listener on \(address)"
             }
         }
     }
 
     /// Which output: one of each at most.
     private enum Kind: Hashable, Sendable {
-        case nmeaTCP, nmeaUDP, nmeaSerial, signalK, metrics
+        case nmeaTCP, nmeaUDP, nmeaSerial, signalK, http
+
+        /// The `output` label of its metrics, and its name in the status report.
+        var label: String? {
+            switch self {
+            case .nmeaTCP: "nmea0183_tcp"
+            case .nmeaUDP: "nmea0183_udp"
+            case .nmeaSerial: "nmea0183_serial"
+            case .signalK: "signalk"
+            case .http: nil
+            }
+        }
     }
 
     private struct Running: Sendable {
@@ -50,14 +63,25 @@ final class OutputSet: Sendable {
 
     private let logger: Logger
     private let metrics: HeadingMetrics
+    private let status: StatusRoutes
     private let running = Mutex<[Kind: Running]>([:])
 
     /// - Parameters:
     ///   - metrics: What `/metrics` serves, when the settings turn it on.
+    ///   - status: What the status service shows, when the settings turn it on; it is told
+    ///     which outputs run.
     ///   - logger: The outputs' logger.
-    init(metrics: HeadingMetrics, logger: Logger) {
+    init(metrics: HeadingMetrics, status: StatusBoard, logger: Logger) {
         self.metrics = metrics
+        self.status = StatusRoutes(board: status)
         self.logger = logger
+        status.setOutputs { [weak self] in self?.statuses ?? [] }
+    }
+
+    /// The outputs that run, with their counts, for the status report.
+    var statuses: [StatusReport.Output] {
+        let kinds = running.withLock { Set($0.keys) }
+        return [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK].filter(kinds.contains).compactMap { $0.label.map { metrics.output($0).status } }
     }
 
     /// How many outputs run.
@@ -83,12 +107,13 @@ final class OutputSet: Sendable {
         if settings.signalKEnabled {
             wanted[.signalK] = .signalK(
                 settings.signalKListen, selfURN: settings.signalKSelf, maximumClients: settings.signalKMaxClients,
-                maximumSubscriptions: settings.signalKMaxSubscriptions, limits: settings.httpLimits, servesMetrics: settings.metricsEnabled
+                maximumSubscriptions: settings.signalKMaxSubscriptions, limits: settings.httpLimits, servesMetrics: settings.metricsEnabled,
+                servesStatus: settings.statusEnabled
             )
-        } else if settings.metricsEnabled {
-            wanted[.metrics] = .metrics(settings.metricsListen, limits: settings.httpLimits)
+        } else if settings.servesHTTP {
+            wanted[.http] = .http(settings.httpListen, limits: settings.httpLimits, servesMetrics: settings.metricsEnabled, servesStatus: settings.statusEnabled)
         }
-        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK, .metrics] {
+        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK, .http] {
             let current = running.withLock { $0[kind] }
             guard current?.settings != wanted[kind] else {
                 if let current, isReload { logger.notice("\(current.settings.name): kept, with its clients") }
@@ -126,7 +151,7 @@ final class OutputSet: Sendable {
 
     private static func address(of settings: Settings) -> ListenAddress? {
         switch settings {
-        case .nmeaTCP(let address, _, _), .signalK(let address, _, _, _, _, _), .metrics(let address, _): address
+        case .nmeaTCP(let address, _, _), .signalK(let address, _, _, _, _, _, _), .http(let address, _, _, _): address
         case .nmeaUDP, .nmeaSerial: nil
         }
     }
@@ -152,18 +177,22 @@ final class OutputSet: Sendable {
                 configuration: .init(device: device, baud: baud, feed: feed.configuration), center: .heading,
                 metrics: metrics.output("nmea0183_serial"), logger: logger
             )
-        case .signalK(let address, let selfURN, let maximumClients, let maximumSubscriptions, let limits, let servesMetrics):
+        case .signalK(let address, let selfURN, let maximumClients, let maximumSubscriptions, let limits, let servesMetrics, let servesStatus):
             let output = SignalKOutput(
                 configuration: .init(
                     address: address, selfURN: selfURN ?? signalKSelf(), maximumClients: maximumClients, maximumSubscriptions: maximumSubscriptions,
-                    limits: limits, metrics: servesMetrics ? metrics : nil, outputMetrics: metrics.output("signalk")
+                    limits: limits, metrics: servesMetrics ? metrics : nil, outputMetrics: metrics.output("signalk"),
+                    status: servesStatus ? status : nil
                 ),
                 center: .heading, logger: logger
             )
             try await output.bind()
             return output
-        case .metrics(let address, let limits):
-            let output = MetricsOutput(configuration: .init(address: address, limits: limits), metrics: metrics, logger: logger)
+        case .http(let address, let limits, let servesMetrics, let servesStatus):
+            let output = HTTPOutput(
+                configuration: .init(address: address, limits: limits), metrics: servesMetrics ? metrics : nil, status: servesStatus ? status : nil,
+                logger: logger
+            )
             try await output.bind()
             return output
         }

@@ -47,8 +47,9 @@ struct PipelineRunner: Sendable {
         }
         // One set of metrics for the process: counters only grow, across reloads.
         let metrics = HeadingMetrics(version: Headingd.version)
+        let board = StatusBoard(version: Headingd.version)
         // The outputs outlive a reload when their settings do not change.
-        let outputs = OutputSet(metrics: metrics, logger: logger)
+        let outputs = OutputSet(metrics: metrics, status: board, logger: logger)
         var isReload = false
         while true {
             let loader = loader
@@ -71,6 +72,10 @@ struct PipelineRunner: Sendable {
             // Metrics only when they are served: otherwise nothing on the heading path.
             let counting = current.metricsEnabled ? pipeline.proxies.map(metrics.count) : []
             let observation = current.metricsEnabled ? metrics.observe(.heading) : nil
+            // The status board likewise, only when the status service runs.
+            if current.statusEnabled { board.configure(sources: pipeline.proxies.map(\.source.name), staleAfter: current.staleAfter) }
+            let statusCounting = current.statusEnabled ? pipeline.proxies.map(board.count) : []
+            let statusObservation = current.statusEnabled ? board.observe(.heading) : nil
             do {
                 try await pipeline.run(reloader: reloader, notifySocket: notifySocket, shutdown: shutdown, logger: logger)
             } catch {
@@ -79,6 +84,8 @@ struct PipelineRunner: Sendable {
             }
             counting.forEach { $0.cancel() }
             observation?.cancel()
+            statusCounting.forEach { $0.cancel() }
+            statusObservation?.cancel()
             guard let next = reloader.pendingSettings, !shutdown.isRequested else {
                 // Stopped after the sources: the last headings reach them.
                 await outputs.stopAll()

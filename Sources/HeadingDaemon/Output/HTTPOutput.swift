@@ -11,11 +11,11 @@ import ServiceLifecycle
 import Glibc
 #endif
 
-/// Serves `/metrics` (``HeadingMetrics``) on a listener of its own, when the Signal K output is
-/// off (when it runs, `/metrics` is one more route on its listener). The same HTTP defences as
-/// every headingd listener (``HTTPConnectionGuard``: head timeout, idle timeout, connection cap,
-/// request size); read-only, like Signal K's.
-final class MetricsOutput: Service, Sendable {
+/// headingd's own HTTP listener, for the metrics (`/metrics`, ``HeadingMetrics``) and the status
+/// service (``StatusRoutes``) when the Signal K output is off (when it runs, they are routes on
+/// its listener). The same HTTP defences as every headingd listener (``HTTPConnectionGuard``:
+/// head timeout, idle timeout, connection cap, request size); read-only, like Signal K's.
+final class HTTPOutput: Service, Sendable {
     /// Where, and with which defences.
     struct Configuration: Sendable {
         let address: ListenAddress
@@ -23,17 +23,26 @@ final class MetricsOutput: Service, Sendable {
     }
 
     private let configuration: Configuration
-    private let metrics: HeadingMetrics
+    private let metrics: HeadingMetrics?
+    private let status: StatusRoutes?
     private let logger: Logger
 
     /// - Parameters:
     ///   - configuration: Where to listen.
-    ///   - metrics: What to serve.
+    ///   - metrics: The metrics to serve at `/metrics`, if they are on.
+    ///   - status: The status service's routes, if it is on.
     ///   - logger: The listener's logger.
-    init(configuration: Configuration, metrics: HeadingMetrics, logger: Logger) {
+    init(configuration: Configuration, metrics: HeadingMetrics?, status: StatusRoutes?, logger: Logger) {
         self.configuration = configuration
         self.metrics = metrics
+        self.status = status
         self.logger = logger
+    }
+
+    /// What the listener serves, for its log line.
+    private var services: String {
+        [metrics.map { _ in "metrics on http://\(configuration.address)/metrics" }, status.map { _ in "status page on http://\(configuration.address)/" }]
+            .compactMap { $0 }.joined(separator: ", ")
     }
 
     /// The exposition as a response, with the `Content-Type` Prometheus requires.
@@ -46,14 +55,14 @@ final class MetricsOutput: Service, Sendable {
     /// Checks that the address can be listened on, before the pipeline runs.
     /// - Throws: ``ListenError`` naming the address and the system's reason.
     func bind() async throws(ListenError) {
-        if let reason = configuration.address.bindProbe() { throw ListenError(output: "metrics", address: configuration.address, reason: reason) }
+        if let reason = configuration.address.bindProbe() { throw ListenError(output: "HTTP listener", address: configuration.address, reason: reason) }
     }
 
     /// Serves until shutdown.
     func run() async throws {
         let router = Router()
-        let metrics = metrics
-        router.get("metrics") { _, _ -> Response in Self.response(metrics) }
+        if let metrics { router.get("metrics") { _, _ -> Response in Self.response(metrics) } }
+        status?.add(to: router)
         for method in [HTTPRequest.Method.put, .post, .delete, .patch] {
             router.on("**", method: method) { _, _ -> Response in
                 Response(status: .methodNotAllowed, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "headingd is read-only\n")))
@@ -74,11 +83,11 @@ final class MetricsOutput: Service, Sendable {
             ),
             logger: logger
         )
-        logger.notice("metrics on http://\(configuration.address)/metrics")
+        logger.notice("\(services)")
         do {
             try await application.run()
         } catch let error as IOError {
-            throw ListenError(output: "metrics", address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+            throw ListenError(output: "HTTP listener", address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
         }
     }
 }
