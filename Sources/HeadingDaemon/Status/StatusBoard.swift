@@ -183,7 +183,7 @@ final class StatusBoard: Sendable {
                     since = last
                 }
                 let quiet = source.lastHeadingAt.map { now.timeIntervalSince($0) } ?? .infinity
-                let rate = quiet >= 2 ? 0 : (now.timeIntervalSince(source.windowStart) >= 1 ? Double(source.windowCount) : source.lastWindowRate)
+                let rate = quiet >= 1 ? 0 : (now.timeIntervalSince(source.windowStart) >= 1 ? Double(source.windowCount) : source.lastWindowRate)
                 return StatusReport.Source(
                     name: name, state: shown, secondsInState: max(0, now.timeIntervalSince(since)), steering: state.steering == name,
                     headingsPerSecond: rate, headings: source.headings, errors: source.errors, lastFault: source.lastFault

@@ -23,6 +23,7 @@ enum StatusPage {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="color-scheme" content="light dark">
         <title>headingd</title>
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml">
         <link rel="stylesheet" href="/status.css">
         <script src="/status.js" defer></script>
         </head>
@@ -45,7 +46,7 @@ enum StatusPage {
         <div class="readout">
         <div id="state" class="state" aria-live="polite">connecting…</div>
         <div><span class="big" id="true">—</span> <span class="unit">°T</span></div>
-        <div><span id="magnetic">—</span> <span class="unit">°M</span></div>
+        <div><span id="magnetic">—</span> <span class="unit magnetic-unit">°M</span> <span class="small">(the orange mark: magnetic north's offset)</span></div>
         <div class="small">variation <span id="variation">—</span></div>
         <div class="small">from <span id="source">—</span></div>
         </div>
@@ -68,6 +69,12 @@ enum StatusPage {
         <footer>headingd <span id="version"></span> · up <span id="uptime"></span></footer>
         </body>
         </html>
+
+        """#
+
+    /// The icon at `/favicon.svg`: a compass needle.
+    static let favicon = #"""
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="-10 -10 20 20"><circle r="9" fill="none" stroke="#444" stroke-width="1.5"/><path d="M0,-8 L3,0 L-3,0 Z" fill="#c5221f"/><path d="M0,8 L3,0 L-3,0 Z" fill="#444"/></svg>
 
         """#
 
@@ -99,7 +106,8 @@ enum StatusPage {
         th, td { text-align: left; padding: .25rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
         td.healthy { color: var(--ok); font-weight: 600; } td.stale, td.faulted { color: var(--bad); font-weight: 600; } td.waiting { color: var(--muted); }
         tr.steering td:first-child::before { content: "▶ "; color: var(--ok); }
-        td.name { word-break: break-all; }
+        td.name, li { overflow-wrap: anywhere; }
+        .magnetic-unit { color: var(--warn); }
         .banner { position: sticky; top: 0; background: var(--bad); color: #fff; padding: .5rem .75rem; font-weight: 700; }
         footer { margin-top: 2rem; color: var(--muted); font-size: .9rem; }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }

@@ -32,6 +32,7 @@ struct StatusRoutes: Sendable {
         let board = board
         let clients = eventClients
         router.get("/") { _, _ in Self.asset(StatusPage.html, type: "text/html; charset=utf-8") }
+        router.get("favicon.svg") { _, _ in Self.asset(StatusPage.favicon, type: "image/svg+xml") }
         router.get("status.css") { _, _ in Self.asset(StatusPage.css, type: "text/css; charset=utf-8") }
         router.get("status.js") { _, _ in Self.asset(StatusPage.javaScript, type: "text/javascript; charset=utf-8") }
         router.get("status.json") { _, _ -> Response in
