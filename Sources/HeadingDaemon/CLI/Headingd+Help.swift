@@ -93,7 +93,14 @@ extension Headingd {
 
         --metrics serves Prometheus metrics at /metrics (text format 0.0.4): each source's health, \
         headings and faults, the source steering, reloads, each output's clients and messages; on \
-        the Signal K listener when it runs, else on 127.0.0.1:9947 (--metrics-listen). Off by default.
+        the Signal K listener when it runs, else on 127.0.0.1:9947 (--http-listen). Off by default.
+
+        --status serves a status page at / (the heading on a compass rose, STALE or NO HEADING, \
+        each source, the active faults, the outputs; live), /status.json and /status/events, on the \
+        same listener as the metrics. Off by default (the installed configuration turns it on). \
+        'headingd status' asks it and prints the heading, the source steering, each source, the \
+        faults and the outputs (--json for the report itself); it exits 0 when a healthy source \
+        delivers, 3 when none does, 69 when no headingd answers ('headingd status --help').
 
         Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
         78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \

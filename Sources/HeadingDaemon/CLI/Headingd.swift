@@ -11,7 +11,9 @@ struct Headingd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "headingd",
         abstract: "Reads compass headings from one or more sources and prints one line per heading.",
-        discussion: discussion
+        discussion: discussion,
+        // Dispatched in main() before the daemon's options are parsed; listed here for --help and the man page.
+        subcommands: [StatusCommand.self]
     )
 
     /// headingd's version, as the Debian package's changelog states it (a test keeps them equal).
@@ -30,8 +32,19 @@ struct Headingd: AsyncParsableCommand {
         if CommandLine.arguments.count == 2, CommandLine.arguments[1] == IsolatedTOMLCheck.childArgument {
             IsolatedTOMLCheck.runChild()
         }
-        if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "status" {
-            await StatusCommand.main(Array(CommandLine.arguments.dropFirst(2)))
+        // `headingd status …` and `headingd help [status]`, before the daemon's options (whose
+        // --check-config PATH argument would take the word) are parsed.
+        let words = Array(CommandLine.arguments.dropFirst())
+        if words.first == "status" {
+            await StatusCommand.main(Array(words.dropFirst()))
+            return
+        }
+        if words.first == "help", words.count <= 2 {
+            if words.count == 2, words[1] != "status" {
+                LineWriter.standardError.write("headingd: no subcommand \(words[1]); the one there is: status")
+                Foundation.exit(64)
+            }
+            await (words.count == 2 ? StatusCommand.main(["--help"]) : main(["--help"]))
             return
         }
         _ = HangupSignals.process  // from here on a SIGHUP is kept for the reloader, never fatal, never lost

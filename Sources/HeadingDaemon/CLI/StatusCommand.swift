@@ -10,7 +10,7 @@ import Foundation
 /// (EX_UNAVAILABLE) when no headingd answers, 78 (EX_CONFIG) when the configuration cannot be read.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "headingd status",
+        commandName: "status",
         abstract: "Asks the running headingd how it is: the heading, its sources, faults and outputs.",
         discussion: """
             headingd serves its status on its HTTP listener when the status service is on ([status] enabled = true, \
