@@ -39,7 +39,7 @@ import Glibc
 /// decided). A connection refused with `EACCES` or `EPERM` (a firewall or a sandbox) is a
 /// `permissionDenied` fault, then `HeadingAuthorizationStatus.denied`; a connection that
 /// succeeds is `HeadingAuthorizationStatus.authorized`.
-public final class GPSDHeadingSource: HeadingSource, Sendable {
+public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Sendable {
     /// Which gpsd to read, and how.
     public struct Configuration: Sendable, Hashable {
         /// Where gpsd listens, and the one device to watch, if any.
@@ -131,6 +131,7 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
         var observers: [Int: AsyncStream<ConnectionState>.Continuation] = [:]
         var nextObserver = 0
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
+        var lineCounts = LineCounts()
 
         /// Forgets the observers whose streams ended.
         mutating func removeObservers(in ended: EndedStreams) {
@@ -141,6 +142,15 @@ public final class GPSDHeadingSource: HeadingSource, Sendable {
     /// Which gpsd this source reads, and how.
     public let configuration: Configuration
     private let state = HeadingSourceState(State())
+
+    /// The lines gpsd sent so far (its JSON reports and the raw NMEA it passes on), by result,
+    /// as of the last read.
+    package var lineCounts: LineCounts { state.withLock { $0.lineCounts } }
+
+    /// Hands over the reader's line counts, once a read.
+    fileprivate func update(_ counts: LineCounts) {
+        state.withLock { $0.lineCounts = counts }
+    }
     /// Connection-state streams whose consumers went away: removed at the next change or stream.
     private let endedObservers = EndedStreams()
 
@@ -335,9 +345,12 @@ private struct GPSDReader: Sendable {
                             if case .heading = report { silence.headingDelivered() }
                             deliver(report)
                         case .overlong(let length):
-                            deliver(decoder.overlongLine(length: length, number: messageNumber, receivedAt: Date()).report)
+                            let report = decoder.overlongLine(length: length, number: messageNumber, receivedAt: Date()).report
+                            decoder.countLine(report)
+                            deliver(report)
                         }
                     }
+                    source()?.update(decoder.lineCounts)
                     if let timeout = configuration.silenceTimeout,
                         let reason = silence.silence(at: .now, timeout: timeout, selection: .all)
                     {

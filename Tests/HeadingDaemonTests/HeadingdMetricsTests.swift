@@ -107,7 +107,7 @@ struct HeadingdMetricsTests {
         // A reload is counted; a refused one too.
         daemon.send(SIGHUP)
         #expect(await daemon.wait(untilErrorsContain: "headingd: SIGHUP: configuration reloaded"))
-        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "metrics on 127.0.0.1:\(port): kept"), "\(daemon.errors)")
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "HTTP listener on 127.0.0.1:\(port): kept"), "\(daemon.errors)")
         let reloaded = Self.samples(try await Self.get("http://127.0.0.1:\(port)/metrics").body)
         #expect(reloaded["headingd_reloads_total{result=\"success\"}"] == 1)
         #expect((reloaded["headingd_headings_total{source=\"simulation\"}"] ?? 0) >= headings, "counters survive a reload")
@@ -116,6 +116,43 @@ struct HeadingdMetricsTests {
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
         #expect(daemon.terminationStatus == 0)
+    }
+
+    /// A live TCP feed of known lines: each line counted under its result, and each heading's
+    /// latency (bytes read → the center) observed once.
+    @Test func linesAreCountedByResultAndLiveHeadingsTimed() async throws {
+        let port = GPSFake.freePort()
+        let server = try FeedServer()
+        let source = "tcp://127.0.0.1:\(server.port)"
+        let daemon = DaemonProcess(arguments: [
+            "--source", source, "--format", "json", "--stale-after", "3600", "--metrics", "--http-listen", "127.0.0.1:\(port)",
+        ])
+        try daemon.start()
+        let connection = try #require(await server.accept())
+        // Three headings, one at a time: three notifications, three latencies.
+        for (index, heading) in ["10.0", "11.0", "12.0"].enumerated() {
+            connection.send(bytes: Array(Sentence.make("HEHDT,\(heading),T").utf8))
+            #expect(await daemon.wait(timeout: .seconds(10)) { output, _ in output.components(separatedBy: "trueHeading").count > index + 1 })
+        }
+        let wrongChecksum = Sentence.make("HEHDT,13.0,T").replacingOccurrences(of: "*", with: "*0").prefix(15) + "*00\r\n"
+        let mixed = [
+            Sentence.make("GPGSV,1,1,00"),  // a sentence headingd does not use: ok
+            String(wrongChecksum),  // checksum
+            Sentence.make("HEHDT,abc,T"),  // malformed
+            Sentence.make("HEHDT,400.0,T"),  // out of range
+        ]
+        connection.send(bytes: Array(mixed.joined().utf8))
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrors: { $0.contains("outOfRange") }), "\(daemon.errors)")
+        let (_, _, body) = try await Self.get("http://127.0.0.1:\(port)/metrics")
+        let samples = Self.samples(body)
+        func lines(_ result: String) -> Double? { samples["headingd_source_lines_total{source=\"\(source)\",result=\"\(result)\"}"] }
+        #expect(lines("ok") == 4 && lines("checksum") == 1 && lines("malformed") == 1 && lines("out_of_range") == 1 && lines("unsupported") == 0, "\(body)")
+        #expect(samples["headingd_heading_latency_seconds_count"] == 3, "\(body)")
+        let sum = try #require(samples["headingd_heading_latency_seconds_sum"])
+        #expect(sum > 0 && sum < 3, "three latencies add up to \(sum) s")
+        #expect(samples["headingd_heading_latency_seconds_bucket{le=\"+Inf\"}"] == 3, "\(body)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
     }
 
     @Test func withSignalKOnMetricsShareItsListenerAndAreOffByDefault() async throws {

@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKit
+import HeadingKitGPSD
 import Prometheus
 import Synchronization
 
@@ -25,9 +26,11 @@ import Combine
 /// | `headingd_source_selected` | gauge: 1 for the source steering | `source` |
 /// | `headingd_source_last_heading_timestamp_seconds` | gauge, Unix time | `source` |
 /// | `headingd_headings_total` | counter: the headings each source delivered | `source` |
+/// | `headingd_source_lines_total` | counter: lines read (a CAN frame is one), by result: `ok`, `malformed`, `checksum`, `out_of_range`, `unsupported` | `source`, `result` |
 /// | `headingd_faults_total` | counter | `source`, `code` |
 /// | `headingd_fault_active` | gauge: 1 from a fault to its source's recovery | `source`, `code` |
 /// | `headingd_reloads_total` | counter | `result` (`success`, `failure`) |
+/// | `headingd_heading_latency_seconds` | histogram: from the bytes' read (a live source's reception timestamp) to the center's observers, for the heading of each notification from a live NMEA stream, CAN bus or gpsd | |
 /// | `headingd_heading_true_degrees`, `headingd_heading_magnetic_degrees` | gauge: the heading headingd gives | |
 ///
 /// Each network output adds its own (``OutputMetrics``, labelled `output`).
@@ -50,18 +53,35 @@ final class HeadingMetrics: Sendable {
         let headings: Counter
     }
 
+    /// A source whose decoder counts its lines, and the counts already added to the counters.
+    private struct LineSource: Sendable {
+        let source: any LineCountingSource
+        var added = LineCounts()
+    }
+
     private struct State: Sendable {
         var sources: [String: SourceMetrics] = [:]
+        /// The running pipeline's sources that count lines, by name.
+        var lineSources: [String: LineSource] = [:]
         /// Active faults, by source and code.
         var activeFaults: [String: [String: Gauge]] = [:]
         var selectedSource: String?
+        /// The sources whose headings carry their bytes' reception time.
+        var liveSources: Set<String> = []
     }
+
+    /// The latency histogram's buckets: 50 µs to 1 s.
+    static let latencyBuckets: [Duration] = [
+        .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1),
+    ]
 
     private let state = Mutex(State())
     private let trueHeading: Gauge
     private let magneticHeading: Gauge
     private let reloadSuccesses: Counter
     private let reloadFailures: Counter
+    private let latency: DurationHistogram
 
     /// Makes the metrics, with `headingd_build_info` for `version`.
     init(version: String) {
@@ -76,6 +96,10 @@ final class HeadingMetrics: Sendable {
         )
         reloadSuccesses = registry.counter(name: "headingd_reloads_total", labels: [("result", "success")], help: "SIGHUP reloads, by result")
         reloadFailures = registry.counter(name: "headingd_reloads_total", labels: [("result", "failure")], help: "SIGHUP reloads, by result")
+        latency = registry.makeDurationHistogram(
+            name: "headingd_heading_latency_seconds", buckets: Self.latencyBuckets,
+            help: "From a live heading's bytes read to the center's observers"
+        )
     }
 
     /// The metrics of the output labelled `output` (the same object for the same name, across reloads).
@@ -90,9 +114,37 @@ final class HeadingMetrics: Sendable {
 
     private let outputs = Mutex<[String: OutputMetrics]>([:])
 
-    /// The exposition, in Prometheus' text format (version 0.0.4).
+    /// The exposition, in Prometheus' text format (version 0.0.4): the line counters brought up
+    /// to date first (the decoders count in plain integers; they are read here, not per line).
     func exposition() -> [UInt8] {
-        registry.emitToBuffer()
+        addLines()
+        return registry.emitToBuffer()
+    }
+
+    /// Adds what each line-counting source read since the last time to its counters.
+    private func addLines(forgetting forgotten: ObjectIdentifier? = nil) {
+        let deltas = state.withLock { state -> [(String, LineCounts, LineCounts)] in
+            var deltas: [(String, LineCounts, LineCounts)] = []
+            for (name, entry) in state.lineSources {
+                let now = entry.source.lineCounts
+                deltas.append((name, now, entry.added))
+                state.lineSources[name]?.added = now
+                if let forgotten, ObjectIdentifier(entry.source) == forgotten { state.lineSources[name] = nil }
+            }
+            return deltas
+        }
+        for (name, now, added) in deltas {
+            for ((result, count), (_, before)) in zip(now.byResult, added.byResult) where count > before {
+                lines(name, result).increment(by: count - before)
+            }
+        }
+    }
+
+    private func lines(_ source: String, _ result: String) -> Counter {
+        registry.counter(
+            name: "headingd_source_lines_total", labels: [("source", source), ("result", result)],
+            help: "Lines the source read (a CAN frame counts as one), by result"
+        )
     }
 
     /// The `Content-Type` of ``exposition()``, which Prometheus 3 requires.
@@ -107,8 +159,27 @@ final class HeadingMetrics: Sendable {
     /// Counts `proxy`'s headings, per batch, until the returned value is cancelled (the
     /// pipeline's end).
     func count(_ proxy: HeadingProxy) -> AnyCancellable {
-        let metrics = source(proxy.source.name)
-        return proxy.addStage({ event in
+        let name = proxy.source.name
+        let metrics = source(name)
+        // Live sources stamp headings with the time their bytes were read; a replay's carry the recording's.
+        if proxy.source is NMEA0183HeadingSource || proxy.source is GPSDHeadingSource {
+            state.withLock { _ = $0.liveSources.insert(name) }
+        }
+        if let counting = proxy.source as? any LineCountingSource {
+            // Each result shows from the start, at 0, so that a rate of malformed lines has a series.
+            for (result, _) in LineCounts().byResult { _ = lines(name, result) }
+            state.withLock { $0.lineSources[name] = LineSource(source: counting) }
+            let stage = count(proxy, metrics)
+            return AnyCancellable { [self] in
+                stage.cancel()
+                addLines(forgetting: ObjectIdentifier(counting))  // its last lines counted, then let go
+            }
+        }
+        return count(proxy, metrics)
+    }
+
+    private func count(_ proxy: HeadingProxy, _ metrics: SourceMetrics) -> AnyCancellable {
+        proxy.addStage({ event in
             guard case .heading(let heading) = event else { return }
             metrics.headings.increment()
             metrics.lastHeading.set(to: heading.timestamp.timeIntervalSince1970)
@@ -147,7 +218,12 @@ final class HeadingMetrics: Sendable {
             if let value = heading.trueHeading { trueHeading.set(to: value) }
             if let value = heading.magneticHeading { magneticHeading.set(to: value) }
             let source = heading.source
-            if state.withLock({ $0.selectedSource != source }) { select(source) }
+            let (changed, live) = state.withLock { ($0.selectedSource != source, $0.liveSources.contains(source)) }
+            if changed { select(source) }
+            if live {
+                let seconds = Date().timeIntervalSince(heading.timestamp)
+                if seconds >= 0, seconds < 60 { latency.record(.nanoseconds(Int64(seconds * 1e9))) }  // a clock step is no latency
+            }
         case .fault(let fault):
             let source = fault.source
             let code = fault.code.rawValue

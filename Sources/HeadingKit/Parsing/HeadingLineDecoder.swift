@@ -98,6 +98,8 @@ public struct HeadingLineDecoder: Sendable {
     public let nmea2000Device: NMEA2000DeviceSelection
     /// The NMEA 2000 state, made at the first CAN frame or line: joins, devices, the chosen one.
     private var nmea2000: NMEA2000Decoding?
+    /// The lines decoded so far, by result (kept across ``restart()``).
+    package private(set) var lineCounts = LineCounts()
 
     /// Creates a decoder for one recording.
     /// - Parameters:
@@ -128,10 +130,12 @@ public struct HeadingLineDecoder: Sendable {
 
     /// Forgets the recording's time, as at the start of the file: for a replay that loops.
     public mutating func restart() {
+        let counts = lineCounts
         self = HeadingLineDecoder(
             path: path, sourceName: sourceName, minimumCourseSpeed: minimumCourseSpeed, timestamping: timestamping,
             requiresChecksum: requiresChecksum, nmea2000Device: nmea2000Device
         )
+        lineCounts = counts
     }
 
     /// Decodes one line.
@@ -141,7 +145,9 @@ public struct HeadingLineDecoder: Sendable {
     ///   - receivedAt: Now: the timestamp of headings when the recording has not given a date yet.
     /// - Returns: What the line produced.
     public mutating func decode(_ line: some BidirectionalCollection<UInt8>, number: Int, receivedAt: Date) -> Output {
-        decodeLine(line, number: number, receivedAt: receivedAt)
+        let output = decodeLine(line, number: number, receivedAt: receivedAt)
+        lineCounts.count(output.report)
+        return output
     }
 
     /// Decodes one line held in an array, the form a replay reads it in: the same as the generic
@@ -152,7 +158,9 @@ public struct HeadingLineDecoder: Sendable {
     ///   - receivedAt: Now: the timestamp of headings when the recording has not given a date yet.
     /// - Returns: What the line produced.
     public mutating func decode(_ line: [UInt8], number: Int, receivedAt: Date) -> Output {
-        decodeLine(line, number: number, receivedAt: receivedAt)
+        let output = decodeLine(line, number: number, receivedAt: receivedAt)
+        lineCounts.count(output.report)
+        return output
     }
 
     /// Decodes one line in a buffer, the form gpsd's connection hands it over in: the same as the
@@ -165,7 +173,9 @@ public struct HeadingLineDecoder: Sendable {
     ///   - receivedAt: Now: the timestamp of headings when the recording has not given a date yet.
     /// - Returns: What the line produced.
     public mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int, receivedAt: Date) -> Output {
-        decodeLine(line, number: number, receivedAt: receivedAt)
+        let output = decodeLine(line, number: number, receivedAt: receivedAt)
+        lineCounts.count(output.report)
+        return output
     }
 
     private mutating func decodeLine(_ line: some BidirectionalCollection<UInt8>, number: Int, receivedAt: Date) -> Output {
@@ -223,6 +233,11 @@ public struct HeadingLineDecoder: Sendable {
         }
     }
 
+    /// Counts a line decoded elsewhere (an overlong line, a UBX frame, a frame that broke), by what it gave.
+    package mutating func countLine(_ report: HeadingSourceReport?) {
+        lineCounts.count(report)
+    }
+
     /// The output for a line too long to read: its fault.
     /// - Parameters:
     ///   - length: The line's length in bytes.
@@ -256,7 +271,9 @@ public struct HeadingLineDecoder: Sendable {
     public mutating func decode(frame: CANFrame, receivedAt: Date) -> Output {
         var state = takeNMEA2000()
         defer { nmea2000 = state }
-        return apply(state.reader.read(frame), number: 0, receivedAt: receivedAt)
+        let output = apply(state.reader.read(frame), number: 0, receivedAt: receivedAt)
+        lineCounts.count(output.report)
+        return output
     }
 
     /// Decodes one whole NMEA 2000 message (from an Actisense NGT-1, which joins fast packets itself).
@@ -266,7 +283,9 @@ public struct HeadingLineDecoder: Sendable {
     public mutating func decode(message: NMEA2000Message, receivedAt: Date) -> Output {
         var state = takeNMEA2000()
         defer { nmea2000 = state }
-        return apply(state.reader.read(message), number: 0, receivedAt: receivedAt)
+        let output = apply(state.reader.read(message), number: 0, receivedAt: receivedAt)
+        lineCounts.count(output.report)
+        return output
     }
 
     /// A line for the log about the NMEA 2000 device headings are taken from (which one, its NAME

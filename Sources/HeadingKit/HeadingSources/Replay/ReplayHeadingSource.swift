@@ -21,7 +21,7 @@ import Darwin
 ///
 /// Pacing uses the recording's own times (gpsd `time`, NMEA `RMC`, `ZDA`, `PASHR`) on an injected
 /// clock; a recording without times is paced at ``Configuration/untimedRate``.
-public final class ReplayHeadingSource: HeadingSource {
+public final class ReplayHeadingSource: HeadingSource, LineCountingSource {
     /// How fast to replay.
     public enum Speed: Sendable, Hashable, CustomStringConvertible {
         /// The recorded pace divided by `multiplier`: 1 is as recorded, 10 is ten times faster.
@@ -140,6 +140,7 @@ public final class ReplayHeadingSource: HeadingSource {
         var task: Task<Void, Never>?
         var summary = Summary()
         var waiters: [CheckedContinuation<Summary, Never>] = []
+        var lineCounts = LineCounts()
     }
 
     /// Sleeps until a given time after the replay started.
@@ -149,6 +150,9 @@ public final class ReplayHeadingSource: HeadingSource {
     public let configuration: Configuration
     private let makePacer: @Sendable () -> Pacer
     private let state = HeadingSourceState(State())
+
+    /// The lines read so far, by result, as of the last batch, lone heading or fault.
+    package var lineCounts: LineCounts { state.withLock { $0.lineCounts } }
 
     /// Creates a replay source paced by `clock`.
     /// - Parameters:
@@ -237,6 +241,11 @@ public final class ReplayHeadingSource: HeadingSource {
     /// Takes the counts of a replay that is still going, at the end of a pass.
     fileprivate func update(_ summary: Summary) {
         state.withLock { $0.summary = summary }
+    }
+
+    /// Hands over the decoder's line counts (once a batch, a lone heading or fault, a pass).
+    fileprivate func update(_ counts: LineCounts) {
+        state.withLock { $0.lineCounts = counts }
     }
 
     /// Hands over the replay's final counts and wakes whoever waits for its end.
@@ -335,6 +344,7 @@ private struct Replay: Sendable {
                 case .text(let number): output = reader.withLine { decoder.decode($0, number: number, receivedAt: now) }
                 case .overlong(let number, let length):
                     output = decoder.overlongLine(length: length, number: number, receivedAt: now)
+                    decoder.countLine(output.report)
                 }
                 let carriesHeading = if case .heading = output.report { true } else { false }  // no copy of the heading
                 let offset = timeline.advance(time: output.recordingTime, carriesHeading: carriesHeading)
@@ -348,7 +358,7 @@ private struct Replay: Sendable {
                     sinceYield += 1
                     if sinceYield >= Self.yieldInterval {
                         sinceYield = 0
-                        guard reportPending() else { return .stopped }
+                        guard reportPending(counts: decoder.lineCounts) else { return .stopped }
                         await Task.yield()
                         if Task.isCancelled { return .stopped }
                     }
@@ -361,14 +371,16 @@ private struct Replay: Sendable {
                 switch (consume output).report {  // moved, not copied, into the batch
                 case .heading(let heading) where batches:
                     pending.append(heading)
-                    if pending.count >= ReplayHeadingSource.batchSize, !reportPending() { return .stopped }
+                    if pending.count >= ReplayHeadingSource.batchSize, !reportPending(counts: decoder.lineCounts) { return .stopped }
                 case .heading(let heading):
                     guard let source = source() else { return .stopped }
                     summary.headings += 1
+                    source.update(decoder.lineCounts)
                     source.report(.heading(heading))
                 case .fault(let fault):
                     guard let source = source() else { return .stopped }
                     reportPending(to: source)  // the headings before a fault come first
+                    source.update(decoder.lineCounts)
                     summary.faults += 1
                     source.report(.fault(fault))
                 case .authorizationChanged(let status):
@@ -380,6 +392,7 @@ private struct Replay: Sendable {
             }
             reportPending()
             source()?.update(summary)
+            source()?.update(decoder.lineCounts)
             // A loop needs headings to loop over: a file without any would spin for nothing.
             guard configuration.loops, !Task.isCancelled, summary.headings > headingsBefore else {
                 return Task.isCancelled ? .stopped : .completed
@@ -393,10 +406,11 @@ private struct Replay: Sendable {
     /// - Parameter source: The source, if the caller has it; looked up otherwise.
     /// - Returns: `false` if the source is gone (the replay should stop), otherwise `true`.
     @discardableResult
-    private mutating func reportPending(to source: ReplayHeadingSource? = nil) -> Bool {
+    private mutating func reportPending(to source: ReplayHeadingSource? = nil, counts: LineCounts? = nil) -> Bool {
         guard !pending.isEmpty else { return true }
         guard let source = source ?? self.source() else { return false }
         summary.headings += pending.count
+        if let counts { source.update(counts) }
         source.report(headings: pending)
         pending.removeAll(keepingCapacity: true)
         return true

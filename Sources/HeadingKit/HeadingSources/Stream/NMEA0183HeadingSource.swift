@@ -43,7 +43,7 @@ import Darwin
 /// ``HeadingFault/Code/permissionDenied`` fault, then ``HeadingAuthorizationStatus/denied``,
 /// when asked and whenever an open is refused; a transport that opens is
 /// ``HeadingAuthorizationStatus/authorized``. Headings are stamped with the time they were received.
-public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
+public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCountingSource {
     /// What to take from the feed, and how.
     public struct Configuration: Sendable, Hashable {
         /// Which sentences this source takes. Default: all.
@@ -99,6 +99,9 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
     /// The name headings and faults carry.
     public let name: String
     private let state: HeadingSourceState<State>
+
+    /// The lines this source read so far (its instrument's, and those it takes context from), by result.
+    package var lineCounts: LineCounts { state.withLock { $0.decoder.lineCounts } }
 
     /// Creates a source reading from a feed, which it may share with other sources.
     /// - Parameters:
@@ -254,7 +257,9 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
             state.silence.saw(pgn: message.pgn, source: message.source)
             return nmea2000Report(state.decoder.decode(message: message, receivedAt: date), &state)
         case .badFrame(let reason):
-            return .fault(HeadingFault(code: .malformedInput, source: name, reason: reason, timestamp: date))
+            let fault = HeadingSourceReport.fault(HeadingFault(code: .malformedInput, source: name, reason: reason, timestamp: date))
+            state.decoder.countLine(fault)
+            return fault
         }
         switch streamPiece {
         case .line(let line):
@@ -285,31 +290,42 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap {
             guard configuration.selection.isAll || configuration.selection.sentences.contains("RELPOSNED") else { return nil }
             state.lineNumber += 1
             do throws(LineDecodingError) {
-                guard let reading = try UBXRelativePositionDecoder.decode(frame) else { return nil }
+                guard let reading = try UBXRelativePositionDecoder.decode(frame) else {
+                    state.decoder.countLine(nil)
+                    return nil
+                }
                 state.silence.headingDelivered()
-                return state.decoder.report(for: reading, receivedAt: date)
+                let report = state.decoder.report(for: reading, receivedAt: date)
+                state.decoder.countLine(report)
+                return report
             } catch {
-                return .fault(HeadingFault(code: error.code, source: name, reason: error.reason, timestamp: date))
+                return Self.counted(.fault(HeadingFault(code: error.code, source: name, reason: error.reason, timestamp: date)), &state)
             }
         case .badFrame(let reason):
-            return .fault(HeadingFault(code: .malformedInput, source: name, reason: reason, timestamp: date))
+            return Self.counted(.fault(HeadingFault(code: .malformedInput, source: name, reason: reason, timestamp: date)), &state)
         case .overlong(let length):
             state.lineNumber += 1
-            return .fault(
+            return Self.counted(.fault(
                 HeadingFault(
                     code: .malformedInput, source: name,
                     reason: "line of \(length) bytes is longer than \(feed.configuration.maximumLineLength); skipped", timestamp: date
                 )
-            )
+            ), &state)
         case .fragment(let length):
-            return .fault(
+            return Self.counted(.fault(
                 HeadingFault(
                     code: .malformedInput, source: name,
                     reason: "a sentence was cut short (\(length) bytes, then a new sentence or the end of the connection); dropped",
                     timestamp: date
                 )
-            )
+            ), &state)
         }
+    }
+
+    /// A report made outside the decoder, counted as one of its lines.
+    private static func counted(_ report: HeadingSourceReport, _ state: inout State) -> HeadingSourceReport {
+        state.decoder.countLine(report)
+        return report
     }
 
     /// What a CAN frame or NMEA 2000 message gave, and a line for the log about the device chosen.
