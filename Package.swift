@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // /metrics in Prometheus' text format.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The MQTT output's on-board journal (SQLite).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // NMEA 2000, pure: CAN identifiers, PGNs, fast packets, device NAMEs, the gateways'
@@ -65,6 +67,17 @@ let package = Package(
             pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]
         ),
+        // libmosquitto (Debian's libmosquitto-dev), for the MQTT output.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        // One MQTT connection through libmosquitto, kept by a thread of its own.
+        .target(
+            name: "MosquittoClient",
+            dependencies: ["CMosquitto"]
+        ),
         .target(
             name: "HeadingKitGPSD",
             dependencies: ["HeadingKit", "CGPS"]
@@ -82,6 +95,7 @@ let package = Package(
             dependencies: [
                 "HeadingKit",
                 "HeadingKitGPSD",
+                "MosquittoClient",
                 "HeadingOutputs",
                 "NMEA2000",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Daemon"])),
@@ -94,6 +108,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Daemon"])),
                 .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(traits: ["Daemon"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Daemon"])),
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Daemon"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Daemon"])),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Daemon"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Daemon"])),

@@ -24,6 +24,7 @@ struct Headingd: AsyncParsableCommand {
     @OptionGroup(title: "Replay") var replayOptions: ReplayOptions
     @OptionGroup(title: "Simulation") var simulationOptions: SimulationOptions
     @OptionGroup(title: "Output") var outputOptions: OutputOptions
+    @OptionGroup(title: "MQTT") var mqttOptions: MQTTOptions
     @OptionGroup(title: "Configuration") var configurationOptions: ConfigurationOptions
 
     /// Starts headingd, or the configuration-checking child that ``IsolatedTOMLCheck`` starts
@@ -61,7 +62,7 @@ struct Headingd: AsyncParsableCommand {
             mainFile: configurationOptions.mainFile,
             mainFileIsRequired: configurationOptions.mainFileIsRequired,
             environment: ProcessInfo.processInfo.environment,
-            flags: [sourceOptions.settings, processingOptions.settings, replayOptions.settings, simulationOptions.settings, outputOptions.settings]
+            flags: [sourceOptions.settings, processingOptions.settings, replayOptions.settings, simulationOptions.settings, outputOptions.settings, mqttOptions.settings]
                 .reduce(into: [:]) { all, group in all.merge(group) { first, _ in first } },
             parserExecutable: "/proc/self/exe"
         )

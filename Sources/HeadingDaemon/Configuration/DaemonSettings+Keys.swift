@@ -107,6 +107,51 @@ extension DaemonSettings {
             guard case .int(let count) = content, (1...1024).contains(count) else { return "must be from 1 to 1024" }
             return nil
         },
+        SettingKey(name: "outputs.mqtt.broker", option: "--mqtt", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || MQTTSettings.Broker(text) != nil else {
+                return "must be mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (TLS), or \"\" for none"
+            }
+            return nil
+        },
+        SettingKey(name: "outputs.mqtt.prefix", option: "--mqtt-prefix", kind: .string) { content in
+            guard case .string(let text) = content,
+                text.isEmpty || (!text.contains("+") && !text.contains("#") && !text.hasPrefix("/") && !text.hasSuffix("/") && text.utf8.count <= 1024)
+            else { return "must be a topic without wildcards (+, #) and without a leading or trailing /" }
+            return nil
+        },
+        SettingKey(name: "outputs.mqtt.client_id", option: "--mqtt-client-id", kind: .string) { content in
+            guard case .string(let text) = content, text.utf8.count <= 256, !text.contains("\u{0}") else { return "must be at most 256 bytes" }
+            return nil
+        },
+        SettingKey(name: "outputs.mqtt.username", option: "--mqtt-username", kind: .string) { content in
+            guard case .string(let text) = content, text.utf8.count <= 1024 else { return "must be at most 1024 bytes" }
+            return nil
+        },
+        SettingKey(name: "outputs.mqtt.password_file", option: "--mqtt-password-file", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
+            return nil
+        },
+        SettingKey(name: "outputs.mqtt.ca_file", option: "--mqtt-ca-file", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
+            return nil
+        },
+        SettingKey(name: "outputs.mqtt.cert_file", option: "--mqtt-cert-file", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
+            return nil
+        },
+        SettingKey(name: "outputs.mqtt.key_file", option: "--mqtt-key-file", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
+            return nil
+        },
+        SettingKey(name: "outputs.mqtt.rate", option: "--mqtt-rate", kind: .double) { number($0, in: 0.01...50, "between 0.01 and 50 a second") },
+        SettingKey(name: "outputs.mqtt.keepalive", option: "--mqtt-keepalive", kind: .integer) { content in
+            guard case .int(let seconds) = content, (5...3600).contains(seconds) else { return "must be from 5 to 3600 seconds" }
+            return nil
+        },
+        SettingKey(name: "outputs.mqtt.journal", option: "--mqtt-journal", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
+            return nil
+        },
         SettingKey(name: "metrics.enabled", option: "--metrics", kind: .bool),
         SettingKey(name: "status.enabled", option: "--status", kind: .bool),
         SettingKey(name: "http.listen", option: "--http-listen", kind: .string) { content in

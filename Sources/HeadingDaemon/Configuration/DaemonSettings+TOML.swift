@@ -72,6 +72,9 @@ extension DaemonSettings {
             max_clients = \(signalKMaxClients)
             max_subscriptions = \(signalKMaxSubscriptions)
 
+            [outputs.mqtt]
+            \(mqtt.tomlLines)
+
             [metrics]
             enabled = \(metricsEnabled)
 

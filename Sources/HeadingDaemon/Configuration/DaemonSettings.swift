@@ -63,6 +63,8 @@ struct DaemonSettings: Sendable, Equatable {
     /// Whether `/metrics` is served (Prometheus' text format): on the Signal K output's listener
     /// when that runs, else on ``httpListen``.
     var metricsEnabled = false
+    /// The MQTT output (`[outputs.mqtt]`): off while it names no broker.
+    var mqtt = MQTTSettings()
     /// Whether the status page (`/`), `/status.json` and its event stream are served, on the
     /// same listener as the metrics.
     var statusEnabled = false
@@ -124,6 +126,7 @@ struct DaemonSettings: Sendable, Equatable {
         signalKMaxSubscriptions = reader.int(forKey: "outputs.signalk.max_subscriptions") ?? defaults.signalKMaxSubscriptions
         metricsEnabled = reader.bool(forKey: "metrics.enabled") ?? defaults.metricsEnabled
         statusEnabled = reader.bool(forKey: "status.enabled") ?? defaults.statusEnabled
+        mqtt = MQTTSettings(reader: reader, defaults: defaults.mqtt)
         httpListen = reader.string(forKey: "http.listen").flatMap(ListenAddress.init) ?? defaults.httpListen
         httpLimits = HTTPLimits(
             requestHeadTimeout: reader.double(forKey: "http.request_head_timeout") ?? defaults.httpLimits.requestHeadTimeout,

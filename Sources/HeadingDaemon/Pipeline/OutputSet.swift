@@ -24,6 +24,8 @@ final class OutputSet: Sendable {
         case signalK(
             ListenAddress, selfURN: String?, maximumClients: Int, maximumSubscriptions: Int, limits: HTTPLimits, servesMetrics: Bool, servesStatus: Bool
         )
+        /// The fleet's MQTT broker.
+        case mqtt(MQTTSettings, broker: MQTTSettings.Broker, selfURN: String?, staleAfter: Double)
         /// headingd's own HTTP listener, for the metrics and the status service (the Signal K output is off).
         case http(ListenAddress, limits: HTTPLimits, servesMetrics: Bool, servesStatus: Bool)
 
@@ -35,13 +37,14 @@ final class OutputSet: Sendable {
             case .nmeaSerial(let device, _, _): "NMEA 0183 serial output on \(device)"
             case .signalK(let address, _, _, _, _, _, _): "Signal K output on \(address)"
             case .http(let address, _, _, _): "HTTP listener on \(address)"
+            case .mqtt(_, let broker, _, _): "MQTT output to \(broker)"
             }
         }
     }
 
     /// Which output: one of each at most.
     private enum Kind: Hashable, Sendable {
-        case nmeaTCP, nmeaUDP, nmeaSerial, signalK, http
+        case nmeaTCP, nmeaUDP, nmeaSerial, signalK, mqtt, http
 
         /// The `output` label of its metrics, and its name in the status report.
         var label: String? {
@@ -50,6 +53,7 @@ final class OutputSet: Sendable {
             case .nmeaUDP: "nmea0183_udp"
             case .nmeaSerial: "nmea0183_serial"
             case .signalK: "signalk"
+            case .mqtt: "mqtt"
             case .http: nil
             }
         }
@@ -81,7 +85,7 @@ final class OutputSet: Sendable {
     /// The outputs that run, with their counts, for the status report.
     var statuses: [StatusReport.Output] {
         let kinds = running.withLock { Set($0.keys) }
-        return [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK].filter(kinds.contains).compactMap { $0.label.map { metrics.output($0).status } }
+        return [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK, .mqtt].filter(kinds.contains).compactMap { $0.label.map { metrics.output($0).status } }
     }
 
     /// How many outputs run.
@@ -113,7 +117,10 @@ final class OutputSet: Sendable {
         } else if settings.servesHTTP {
             wanted[.http] = .http(settings.httpListen, limits: settings.httpLimits, servesMetrics: settings.metricsEnabled, servesStatus: settings.statusEnabled)
         }
-        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK, .http] {
+        if let broker = settings.mqtt.broker {
+            wanted[.mqtt] = .mqtt(settings.mqtt, broker: broker, selfURN: settings.signalKSelf, staleAfter: settings.staleAfter)
+        }
+        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK, .mqtt, .http] {
             let current = running.withLock { $0[kind] }
             guard current?.settings != wanted[kind] else {
                 if let current, isReload { logger.notice("\(current.settings.name): kept, with its clients") }
@@ -152,7 +159,7 @@ final class OutputSet: Sendable {
     private static func address(of settings: Settings) -> ListenAddress? {
         switch settings {
         case .nmeaTCP(let address, _, _), .signalK(let address, _, _, _, _, _, _), .http(let address, _, _, _): address
-        case .nmeaUDP, .nmeaSerial: nil
+        case .nmeaUDP, .nmeaSerial, .mqtt: nil
         }
     }
 
@@ -187,6 +194,13 @@ final class OutputSet: Sendable {
                 center: .heading, logger: logger
             )
             try await output.bind()
+            return output
+        case .mqtt(let settings, let broker, let selfURN, let staleAfter):
+            let output = MQTTOutput(
+                configuration: .init(settings: settings, broker: broker, selfURN: selfURN ?? signalKSelf(), staleAfter: staleAfter), center: .heading,
+                metrics: metrics.output("mqtt"), registry: metrics.registry, logger: logger
+            )
+            try output.open()
             return output
         case .http(let address, let limits, let servesMetrics, let servesStatus):
             let output = HTTPOutput(

@@ -1,0 +1,285 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import HeadingOutputs
+import Logging
+import MosquittoClient
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+
+/// Publishes to the fleet's MQTT broker through libmosquitto (``MosquittoClient``): headingd's
+/// status (retained; the last will says `offline`), the heading's Signal K values at most
+/// ``MQTTSettings/rate`` a second (the newest wins; retained; emptied when stale), and each
+/// fault's Signal K notification (QoS 1, retained), written to the ``MQTTJournal`` first and
+/// removed from it only once the broker has acknowledged it. Headings are perishable: while the
+/// broker is unreachable none is kept but the newest. A broker that cannot be reached is logged
+/// and retried (exponential backoff with jitter, 1 s to 60 s), never a reason to stop headings.
+final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
+    /// Why the output could not be opened.
+    struct OpenError: OutputOpenError {
+        let reason: String
+        var description: String { "MQTT output: \(reason)" }
+    }
+
+    /// What to publish, where.
+    struct Configuration: Sendable {
+        let settings: MQTTSettings
+        let broker: MQTTSettings.Broker
+        /// The vessel's Signal K identity: the client id and the prefix's default.
+        let selfURN: String
+        /// When the heading is stale, and its topics emptied.
+        let staleAfter: Double
+        /// `$STATE_DIRECTORY` and `$CREDENTIALS_DIRECTORY`, when systemd gives them.
+        var stateDirectory: String? = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]
+        var credentialsDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
+
+        /// The topics' prefix.
+        var prefix: String { settings.prefix ?? "vessels/\(selfURN)" }
+    }
+
+    private struct State: Sendable {
+        var client: MosquittoClient?
+        var journal: MQTTJournal?
+        var board = SignalKNotificationBoard()
+        var latest: Heading?
+        var latestAt: ContinuousClock.Instant?
+        var published: Heading?
+        var publishedPaths: Set<String> = []
+        /// Journal rows in flight, by message id.
+        var inFlight: [Int32: Int64] = [:]
+        var offlineMessage: Int32?
+        var lastFailure: String?
+    }
+
+    private let configuration: Configuration
+    private let center: NotificationCenter
+    private let logger: Logger
+    private let metrics: OutputMetrics?
+    private let connected: Gauge?
+    private let journalDepth: Gauge?
+    private let encoder: SignalKDeltaEncoder
+    private let state = Mutex(State())
+    private let offlineAcknowledged = DispatchSemaphore(value: 0)
+
+    /// - Parameters:
+    ///   - configuration: What to publish, where.
+    ///   - center: Where headings and faults come from.
+    ///   - metrics: The output's metrics (messages sent, dropped), and the registry for its own.
+    ///   - registry: Where `headingd_mqtt_connected` and `headingd_mqtt_journal_messages` go.
+    ///   - logger: Its logger.
+    init(configuration: Configuration, center: NotificationCenter, metrics: OutputMetrics?, registry: PrometheusCollectorRegistry?, logger: Logger) {
+        self.configuration = configuration
+        self.center = center
+        self.metrics = metrics
+        self.logger = logger
+        encoder = SignalKDeltaEncoder(selfURN: configuration.selfURN)
+        connected = registry?.gauge(name: "headingd_mqtt_connected", help: "1 while the MQTT broker has accepted headingd's connection")
+        journalDepth = registry?.gauge(name: "headingd_mqtt_journal_messages", help: "Messages in the MQTT journal, waiting for the broker's acknowledgement")
+    }
+
+    /// The password: from `password_file`, else systemd's credential `mqtt-password`, else none.
+    private func password() throws(OpenError) -> String? {
+        let path = configuration.settings.passwordFile
+            ?? configuration.credentialsDirectory.map { "\($0)/mqtt-password" }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        guard let path else { return nil }
+        guard let data = FileManager.default.contents(atPath: path), data.count <= 65_536, let text = String(data: data, encoding: .utf8) else {
+            throw OpenError(reason: "cannot read the password from \(path)")
+        }
+        return text.trimmingCharacters(in: .newlines)
+    }
+
+    /// Reads the password, opens the journal and makes the client: before the pipeline runs, so
+    /// that a wrong file ends headingd with its reason.
+    func open() throws(OpenError) {
+        let password = try password()
+        let journalPath = configuration.settings.journal ?? configuration.stateDirectory.map { "\($0)/mqtt-journal.sqlite" }
+        let journal: MQTTJournal
+        do {
+            journal = try MQTTJournal(path: journalPath)
+        } catch {
+            throw OpenError(reason: "cannot open the journal \(journalPath ?? "in memory"): \(error)")
+        }
+        if journalPath == nil {
+            logger.notice("MQTT: no state directory: the journal is in memory, and fault changes not yet published are lost if headingd stops")
+        }
+        var client = MosquittoClient.Configuration(host: configuration.broker.host, port: configuration.broker.port, clientID: configuration.settings.clientID ?? configuration.selfURN)
+        client.keepalive = Int32(configuration.settings.keepalive)
+        client.username = configuration.settings.username
+        client.password = password
+        if configuration.broker.usesTLS {
+            guard let ca = configuration.settings.caFile else { throw OpenError(reason: "\(configuration.broker) needs ca_file (the CA that signs the broker's certificate)") }
+            client.tls = MosquittoClient.TLS(caFile: ca, certificateFile: configuration.settings.certificateFile, keyFile: configuration.settings.keyFile)
+        }
+        client.will = MosquittoClient.Message(
+            topic: "\(configuration.prefix)/status", payload: MQTTPayload.status(online: false, at: Date(), version: Headingd.version), qos: 1, retain: true
+        )
+        do {
+            let made = try MosquittoClient(configuration: client, delegate: self)
+            state.withLock {
+                $0.client = made
+                $0.journal = journal
+            }
+            journalDepth?.set(to: Double((try? journal.count()) ?? 0))
+        } catch {
+            throw OpenError(reason: "\(configuration.broker): \(error)")
+        }
+    }
+
+    /// Publishes until shutdown, then says `offline` and disconnects.
+    func run() async throws {
+        if state.withLock({ $0.client == nil }) { try open() }
+        guard let client = state.withLock({ $0.client }) else { return }
+        let token = center.addObserver(forName: nil, object: nil, queue: nil) { [self] notification in
+            let last = notification.forEachNonHeadingEvent { receive($0) }
+            if let last { receive(.heading(last)) }
+        }
+        let observation = HeadingObservation(center: center, token: token)
+        defer { observation.cancel() }
+        logger.notice("MQTT to \(configuration.broker) under \(configuration.prefix)/")
+        client.start()
+        let interval = Duration.milliseconds(Int64((1000 / configuration.settings.rate).rounded()))
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            tick()
+            guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil else { break }
+        }
+        observation.cancel()
+        // A clean stop says offline itself: the broker sends no will on a clean disconnect.
+        if client.isConnected {
+            let message = MosquittoClient.Message(
+                topic: "\(configuration.prefix)/status", payload: MQTTPayload.status(online: false, at: Date(), version: Headingd.version), qos: 1, retain: true
+            )
+            if let id = client.publish(message) {
+                state.withLock { $0.offlineMessage = id }
+                _ = await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async { continuation.resume(returning: self.offlineAcknowledged.wait(timeout: .now() + 1)) }
+                }
+            }
+        }
+        client.stop(within: 1)
+        connected?.set(to: 0)
+    }
+
+    // MARK: Events from the center (the posting thread)
+
+    private func receive(_ event: HeadingEvent) {
+        let (notifications, journal) = state.withLock { state -> ([SignalKNotification], MQTTJournal?) in
+            if case .heading(let heading) = event {
+                state.latest = heading
+                state.latestAt = .now
+            }
+            return (state.board.update(with: event), state.journal)
+        }
+        guard let journal, !notifications.isEmpty else { return }
+        for notification in notifications {
+            let topic = MQTTPayload.topic(configuration.prefix, notification.path)
+            do {
+                let (entry, dropped) = try journal.append { id in
+                    MosquittoClient.Message(topic: topic, payload: MQTTPayload.notification(notification, id: id), qos: 1, retain: true)
+                }
+                if dropped > 0 { logger.warning("MQTT: the journal is full: its \(dropped) oldest messages were dropped unsent") }
+                send(entry)
+            } catch {
+                logger.error("MQTT: cannot write to the journal: \(error); \(notification.path) is published without it")
+                _ = state.withLock { $0.client }?.publish(
+                    MosquittoClient.Message(topic: topic, payload: MQTTPayload.notification(notification, id: 0), qos: 1, retain: true)
+                )
+            }
+        }
+        journalDepth?.set(to: Double((try? journal.count()) ?? 0))
+    }
+
+    /// Publishes a journal entry, if connected (else it waits in the journal for the connection).
+    private func send(_ entry: MQTTJournal.Entry) {
+        state.withLock { state in
+            guard let client = state.client, let id = client.publish(entry.message) else { return }
+            state.inFlight[id] = entry.id
+        }
+        metrics?.messagesSent.increment()
+    }
+
+    // MARK: The rate timer
+
+    /// Publishes the newest heading, if it is newer than the last published; empties the heading
+    /// topics once the heading is stale.
+    private func tick() {
+        let staleAfter = Duration.milliseconds(Int64(configuration.staleAfter * 1000))
+        let work = state.withLock { state -> (Heading?, [String]) in
+            guard let client = state.client, client.isConnected else { return (nil, []) }
+            if let at = state.latestAt, ContinuousClock.now - at > staleAfter {
+                guard !state.publishedPaths.isEmpty else { return (nil, []) }
+                defer { state.publishedPaths = [] }
+                return (nil, Array(state.publishedPaths))
+            }
+            guard let latest = state.latest, latest.timestamp != state.published?.timestamp || latest.source != state.published?.source else { return (nil, []) }
+            state.published = latest
+            return (latest, [])
+        }
+        guard let client = state.withLock({ $0.client }) else { return }
+        for path in work.1 {
+            // An empty retained message removes the retained value: a late subscriber sees none.
+            _ = client.publish(MosquittoClient.Message(topic: MQTTPayload.topic(configuration.prefix, path), payload: [], qos: 0, retain: true))
+        }
+        guard let heading = work.0 else { return }
+        var paths: [String] = []
+        for (path, value) in encoder.values(for: heading) {
+            let payload = MQTTPayload.value(value, at: heading.timestamp, source: SignalKDeltaEncoder.sourceReference(of: path, in: heading))
+            if client.publish(MosquittoClient.Message(topic: MQTTPayload.topic(configuration.prefix, path.rawValue), payload: payload, qos: 0, retain: true)) != nil {
+                metrics?.messagesSent.increment()
+                paths.append(path.rawValue)
+            } else {
+                metrics?.messagesDropped.increment()
+            }
+        }
+        state.withLock { $0.publishedPaths.formUnion(paths) }
+    }
+
+    // MARK: The client's thread
+
+    func mosquittoConnected(_ client: MosquittoClient) {
+        logger.notice("MQTT: connected to \(configuration.broker)")
+        connected?.set(to: 1)
+        metrics?.clients.set(to: 1)
+        let journal = state.withLock { state -> MQTTJournal? in
+            state.lastFailure = nil
+            state.inFlight = [:]
+            state.published = nil  // the newest heading goes out again on the next tick
+            return state.journal
+        }
+        _ = client.publish(
+            MosquittoClient.Message(
+                topic: "\(configuration.prefix)/status", payload: MQTTPayload.status(online: true, at: Date(), version: Headingd.version), qos: 1, retain: true
+            )
+        )
+        // What the broker has not acknowledged, in order.
+        for entry in (try? journal?.pending()) ?? [] { send(entry) }
+    }
+
+    func mosquittoDisconnected(_ client: MosquittoClient, reason: String, retryIn: Double?) {
+        connected?.set(to: 0)
+        metrics?.clients.set(to: 0)
+        guard let retryIn else { return }
+        let isNew = state.withLock { state in
+            defer { state.lastFailure = reason }
+            return state.lastFailure != reason
+        }
+        // Once per reason, not once per attempt.
+        if isNew { logger.warning("MQTT: \(configuration.broker): \(reason); retrying (next in \(String(format: "%.1f", retryIn)) s, then backing off to 60 s)") }
+    }
+
+    func mosquittoPublished(_ client: MosquittoClient, messageID: Int32) {
+        let (row, journal, isOffline) = state.withLock { state in
+            (state.inFlight.removeValue(forKey: messageID), state.journal, state.offlineMessage == messageID)
+        }
+        if isOffline { offlineAcknowledged.signal() }
+        guard let row, let journal else { return }
+        do {
+            try journal.remove(row)
+            journalDepth?.set(to: Double((try? journal.count()) ?? 0))
+        } catch {
+            logger.error("MQTT: cannot remove message \(row) from the journal: \(error); it may be published again")
+        }
+    }
+}
