@@ -38,8 +38,13 @@ final class DaemonProcess: @unchecked Sendable {
     ///   - environment: Variables to set (a `nil` value removes one).
     ///   - launcher: A command that runs headingd for the test, such as `ip netns exec NAME`: it
     ///     must exec headingd in place, so that the process started is headingd.
-    init(arguments: [String], environment: [String: String?] = [:], launcher: [String] = []) {
-        if let command = launcher.first {
+    ///   - executable: Another program to run in headingd's place (a broker, a subscriber), with the
+    ///     same capture and waits.
+    init(arguments: [String], environment: [String: String?] = [:], launcher: [String] = [], executable: String? = nil) {
+        if let executable {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else if let command = launcher.first {
             process.executableURL = URL(fileURLWithPath: command)
             process.arguments = launcher.dropFirst() + [Self.executableURL.path] + arguments
         } else {

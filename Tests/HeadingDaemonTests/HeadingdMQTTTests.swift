@@ -1,0 +1,285 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKitTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The MQTT output against Debian's mosquitto (a broker of the test's own, on a reserved port, with
+/// a password file, and with TLS from certificates openssl makes), read by `mosquitto_sub`.
+@Suite(.processSlot, .timeLimit(.minutes(3)))
+struct HeadingdMQTTTests {
+    /// A broker's directory: its configuration, password file, certificates.
+    final class Broker: Sendable {
+        let directory: URL
+        let port: UInt16
+        let process: DaemonProcess
+
+        /// Writes the configuration and starts mosquitto; returns once it listens.
+        init(port: UInt16 = GPSFake.freePort(), tls: Bool = false, directory: URL? = nil) async throws {
+            self.port = port
+            let directory = try directory ?? Self.makeDirectory()
+            self.directory = directory
+            var configuration = """
+                listener \(port) 127.0.0.1
+                allow_anonymous false
+                password_file \(directory.path)/passwords
+                persistence false
+                log_dest stderr
+                log_type error
+                log_type warning
+                log_type notice
+                log_type information
+                """
+            if tls {
+                configuration += "\ncafile \(directory.path)/ca.pem\ncertfile \(directory.path)/server.pem\nkeyfile \(directory.path)/server.key\ntls_version tlsv1.2\n"
+            }
+            try Data(configuration.utf8).write(to: directory.appendingPathComponent("mosquitto.conf"))
+            // Through Python, which unblocks SIGHUP first: the test process blocks it (headingd's
+            // reload tests), a child inherits the mask, and mosquitto would never reload.
+            let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
+            process = DaemonProcess(
+                arguments: ["-c", unblocked, "/usr/sbin/mosquitto", "-c", directory.appendingPathComponent("mosquitto.conf").path],
+                executable: "/usr/bin/python3"
+            )
+            try process.start()
+            #expect(await process.wait(timeout: .seconds(10), untilErrorsContain: "Opening ipv4 listen socket on port \(port)"), "\(process.errors)")
+        }
+
+        /// A directory with a password file: `vessel` / `sea-secret` (unless `vessel` is false),
+        /// `shore` / `shore-secret`; and the vessel's password file.
+        static func makeDirectory(vessel: Bool = true) throws -> URL {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-mqtt-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try setUsers(in: directory, vessel: vessel)
+            try Data("sea-secret\n".utf8).write(to: directory.appendingPathComponent("vessel-password"))
+            return directory
+        }
+
+        /// Writes the password file: `shore`, and `vessel` when asked.
+        static func setUsers(in directory: URL, vessel: Bool) throws {
+            let passwords = directory.appendingPathComponent("passwords").path
+            try? FileManager.default.removeItem(atPath: passwords)
+            for (user, password) in [("shore", "shore-secret")] + (vessel ? [("vessel", "sea-secret")] : []) {
+                let run = Process()
+                run.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_passwd")
+                run.arguments = (FileManager.default.fileExists(atPath: passwords) ? ["-b"] : ["-c", "-b"]) + [passwords, user, password]
+                try run.run()
+                run.waitUntilExit()
+            }
+        }
+
+        /// Lets the vessel in: its user added, the broker told to read its password file again.
+        func admitVessel() throws {
+            try Self.setUsers(in: directory, vessel: true)
+            process.send(SIGHUP)
+        }
+
+        func stop() async {
+            process.send(SIGTERM)
+            _ = await process.waitForExit(timeout: .seconds(10))
+        }
+    }
+
+    /// `mosquitto_sub` as the shore: every message under `topic`, one line each, `TOPIC PAYLOAD`.
+    static func subscriber(_ broker: Broker, topic: String = "vessels/#", tls: Bool = false) throws -> DaemonProcess {
+        var arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", "shore", "-P", "shore-secret", "-t", topic, "-v", "-q", "1"]
+        if tls { arguments += ["--cafile", broker.directory.appendingPathComponent("ca.pem").path] }
+        let subscriber = DaemonProcess(arguments: arguments, executable: "/usr/bin/mosquitto_sub")
+        try subscriber.start()
+        return subscriber
+    }
+
+    /// headingd publishing to `broker` as `vessel`, under `vessels/test`.
+    static func vessel(_ broker: Broker, journal: String, extra: [String] = []) -> DaemonProcess {
+        vessel(port: broker.port, directory: broker.directory, journal: journal, extra: extra)
+    }
+
+    /// headingd publishing to a broker on `port` as `vessel`, its password in `directory`.
+    static func vessel(port: UInt16, directory: URL, journal: String, extra: [String] = []) -> DaemonProcess {
+        DaemonProcess(arguments: [
+            "--mqtt", "mqtt://127.0.0.1:\(port)", "--mqtt-prefix", "vessels/test", "--mqtt-username", "vessel",
+            "--mqtt-password-file", directory.appendingPathComponent("vessel-password").path, "--mqtt-journal", journal,
+            "--format", "json", "--rate", "10", "--mqtt-rate", "5",
+        ] + extra)
+    }
+
+    /// The messages a subscriber printed: (topic, payload as JSON, or `nil` for an empty payload).
+    static func messages(_ subscriber: DaemonProcess) -> [(topic: String, payload: [String: Any]?)] {
+        subscriber.outputLines.compactMap { line in
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard let topic = parts.first else { return nil }
+            let payload = parts.count > 1 ? (try? JSONSerialization.jsonObject(with: Data(parts[1].utf8))) as? [String: Any] : nil
+            return (String(topic), payload)
+        }
+    }
+
+    /// The fault notifications a subscriber saw: (id, state), in order.
+    static func notifications(_ subscriber: DaemonProcess) -> [(id: Int, state: String)] {
+        messages(subscriber).filter { $0.topic.hasPrefix("vessels/test/notifications/navigation/heading/") }.compactMap { message in
+            guard let id = message.payload?["id"] as? Int, let state = message.payload?["state"] as? String else { return nil }
+            return (id, state)
+        }
+    }
+
+    @Test func headingsFaultsAndStatusReachTheBrokerAsTheLogSaysThem() async throws {
+        let broker = try await Broker()
+        let subscriber = try Self.subscriber(broker)
+        #expect(await broker.process.wait(timeout: .seconds(10), untilErrorsContain: "u'shore'"), "the shore is subscribed first")
+        let journal = broker.directory.appendingPathComponent("journal.sqlite").path
+        let daemon = Self.vessel(broker, journal: journal, extra: ["--dropout-interval", "1.5", "--dropout-duration", "0.7"])
+        try daemon.start()
+        let fault = "headingd: fault: simulation: deviceLost"
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrors: { $0.components(separatedBy: fault).count > 3 }), "\(daemon.errors)")
+        // The last change's notification is out once the broker has it: wait for its id.
+        let changes = daemon.errors.components(separatedBy: "headingd: fault: simulation: deviceLost").count - 1
+            + daemon.errors.components(separatedBy: "headingd: notice: simulation: recovered").count - 1
+        #expect(await subscriber.wait(timeout: .seconds(10)) { output, _ in
+            output.components(separatedBy: "/notifications/navigation/heading/deviceLost").count > changes
+        }, "\(subscriber.output)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0, "\(daemon.errors)")
+        #expect(await subscriber.wait(timeout: .seconds(10)) { output, _ in output.contains("\"state\":\"offline\"") })
+        let messages = Self.messages(subscriber)
+        // Status: online first, offline on the clean stop (the will is not sent then).
+        let statuses = messages.filter { $0.topic == "vessels/test/status" }.compactMap { $0.payload?["state"] as? String }
+        #expect(statuses.first == "online" && statuses.last == "offline", "\(statuses)")
+        // Every heading value published is one the log printed (radians, to the printed precision).
+        let printed = Set(daemon.outputLines.compactMap { line -> Double? in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["trueHeading"] as? Double
+        }.map { ($0 * 100).rounded() / 100 })
+        let published = messages.filter { $0.topic == "vessels/test/navigation/headingTrue" }.compactMap { $0.payload?["value"] as? Double }
+        #expect(!published.isEmpty)
+        for radians in published {
+            let degrees = ((radians * 180 / .pi) * 100).rounded() / 100
+            #expect(printed.contains(degrees) || printed.contains { abs($0 - degrees) <= 0.011 }, "\(degrees)° was never printed")
+        }
+        // At most rate a second: 5 Hz here, over the run.
+        #expect(published.count <= 5 * 12 + 5, "\(published.count) headings published")
+        // Each fault change, once, in order: alarm and normal in turn, ids counting up from 1.
+        let notifications = Self.notifications(subscriber)
+        #expect(notifications.map(\.id) == Array(1...notifications.count), "\(notifications)")
+        #expect(notifications.enumerated().allSatisfy { $0.element.state == ($0.offset % 2 == 0 ? "alarm" : "normal") }, "\(notifications)")
+        #expect(notifications.count >= changes, "\(notifications.count) notifications for \(changes) changes")
+        subscriber.send(SIGTERM)
+        await broker.stop()
+    }
+
+    @Test func aKilledHeadingdIsOfflineThroughItsWill() async throws {
+        let broker = try await Broker()
+        let journal = broker.directory.appendingPathComponent("journal.sqlite").path
+        let daemon = Self.vessel(broker, journal: journal, extra: ["--mqtt-keepalive", "5"])
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: "MQTT: connected to"), "\(daemon.errors)")
+        let subscriber = try Self.subscriber(broker, topic: "vessels/test/status")
+        // The retained status first: online.
+        #expect(await subscriber.wait(timeout: .seconds(10)) { output, _ in output.contains("\"state\":\"online\"") }, "\(subscriber.output)")
+        let killed = ContinuousClock.now
+        daemon.send(SIGKILL)
+        #expect(await subscriber.wait(timeout: .seconds(10)) { output, _ in output.contains("\"state\":\"offline\"") }, "\(subscriber.output)")
+        let took = ContinuousClock.now - killed
+        #expect(took < .seconds(8), "the will came \(took) after SIGKILL (keepalive 5 s)")
+        subscriber.send(SIGTERM)
+        await broker.stop()
+    }
+
+    /// The broker is down while faults come and go (and headingd restarts meanwhile, its journal
+    /// kept), then up but refusing the vessel until the shore has subscribed: every change
+    /// arrives, in order, once per id.
+    @Test func faultChangesWhileTheBrokerIsDownArriveOnceItIsUp() async throws {
+        let directory = try Broker.makeDirectory(vessel: false)
+        let port = GPSFake.freePort()
+        let journal = directory.appendingPathComponent("journal.sqlite").path
+        let dropouts = ["--dropout-interval", "1", "--dropout-duration", "0.5"]
+        var daemon = Self.vessel(port: port, directory: directory, journal: journal, extra: dropouts)
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: "MQTT: mqtt://127.0.0.1:\(port): "), "\(daemon.errors)")
+        let fault = "headingd: fault: simulation: deviceLost"
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrors: { $0.components(separatedBy: fault).count > 2 }))
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0, "\(daemon.errors)")
+        var changes = Self.changes(daemon)
+        // Restarted, the broker still down: its journal holds the first run's changes, and more come.
+        daemon = Self.vessel(port: port, directory: directory, journal: journal, extra: dropouts)
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrors: { $0.components(separatedBy: fault).count > 1 }))
+        // The broker comes up refusing the vessel; the shore subscribes; then the vessel is let in.
+        let broker = try await Broker(port: port, directory: directory)
+        let subscriber = try Self.subscriber(broker, topic: "vessels/test/notifications/#")
+        #expect(await broker.process.wait(timeout: .seconds(10), untilErrorsContain: "u'shore'"))
+        #expect(await daemon.wait(timeout: .seconds(90), untilErrorsContain: "the broker refused the connection"), "\(daemon.errors)")
+        try broker.admitVessel()
+        #expect(await daemon.wait(timeout: .seconds(90), untilErrorsContain: "MQTT: connected to"), "\(daemon.errors.suffix(3000)) broker: \(broker.process.errors.suffix(3000))")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        changes += Self.changes(daemon)
+        let all = changes
+        #expect(await subscriber.wait(timeout: .seconds(10)) { output, _ in
+            output.components(separatedBy: "\"id\":").count - 1 >= all
+        }, "\(subscriber.output)")
+        let notifications = Self.notifications(subscriber)
+        #expect(notifications.map(\.id) == Array(1...max(1, notifications.count)), "in order, none twice: \(notifications)")
+        #expect(notifications.count == changes, "\(notifications.count) notifications for \(changes) fault changes")
+        subscriber.send(SIGTERM)
+        await broker.stop()
+    }
+
+    /// Fault changes headingd logged: each fault, each recovery.
+    static func changes(_ daemon: DaemonProcess) -> Int {
+        daemon.errors.components(separatedBy: "headingd: fault: simulation: deviceLost").count - 1
+            + daemon.errors.components(separatedBy: "headingd: notice: simulation: recovered").count - 1
+    }
+
+    @Test func tlsWithTheRightCAConnectsAndTheWrongOneDoesNot() async throws {
+        let directory = try Broker.makeDirectory()
+        try Self.makeCertificates(in: directory)
+        let broker = try await Broker(tls: true, directory: directory)
+        let journal = directory.appendingPathComponent("journal.sqlite").path
+        let base = [
+            "--mqtt", "mqtts://127.0.0.1:\(broker.port)", "--mqtt-prefix", "vessels/test", "--mqtt-username", "vessel",
+            "--mqtt-password-file", directory.appendingPathComponent("vessel-password").path, "--mqtt-journal", journal,
+        ]
+        let good = DaemonProcess(arguments: base + ["--mqtt-ca-file", directory.appendingPathComponent("ca.pem").path])
+        try good.start()
+        #expect(await good.wait(timeout: .seconds(20), untilErrorsContain: "MQTT: connected to mqtts://127.0.0.1:\(broker.port)"), "\(good.errors)")
+        good.send(SIGTERM)
+        #expect(await good.waitForExit(timeout: .seconds(10)))
+        let bad = DaemonProcess(arguments: base + ["--mqtt-ca-file", directory.appendingPathComponent("other-ca.pem").path])
+        try bad.start()
+        #expect(await bad.wait(timeout: .seconds(20), untilErrorsContain: "MQTT: mqtts://127.0.0.1:\(broker.port): "), "\(bad.errors)")
+        #expect(!bad.errors.contains("MQTT: connected"))
+        bad.send(SIGTERM)
+        #expect(await bad.waitForExit(timeout: .seconds(10)))
+        #expect(bad.terminationStatus == 0, "an unreachable broker never stops headings: \(bad.errors)")
+        // mqtts without a CA file is refused at start, with what to do.
+        let missing = try await DaemonProcess.run(Array(base.dropLast(2)) + ["--mqtt-journal", journal, "--count", "1"])
+        #expect(missing.terminationStatus == 69 && missing.errors.contains("needs ca_file"), "\(missing.errors)")
+        await broker.stop()
+    }
+
+    /// A CA, a server certificate for 127.0.0.1 signed by it, and another CA that signs nothing here.
+    static func makeCertificates(in directory: URL) throws {
+        let script = """
+            set -e
+            cd "$1"
+            openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=headingd-test-ca -keyout ca.key -out ca.pem 2>/dev/null
+            openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other-ca -keyout other-ca.key -out other-ca.pem 2>/dev/null
+            openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr 2>/dev/null
+            printf 'subjectAltName=IP:127.0.0.1\\n' > san.ext
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext -out server.pem 2>/dev/null
+            chmod 644 server.key
+            """
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: "/bin/sh")
+        run.arguments = ["-c", script, "sh", directory.path]
+        try run.run()
+        run.waitUntilExit()
+        #expect(run.terminationStatus == 0)
+    }
+}
