@@ -114,12 +114,14 @@ struct ConfigurationTests {
         #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors)")
         let empty = try Directory(main: "")
         let defaults = try await DaemonProcess.run(["--check-config", empty.mainFile])
-        // Every setting in the shipped file is commented out but the service's source and format.
+        // Every setting in the shipped file is commented out but the service's source and format,
+        // and the status service it turns on (for `headingd status`).
         var expected = effective(defaults)
         expected["source"] = #"["gpsd://127.0.0.1:2947"]"#
         expected["format"] = #""json""#
+        expected["status.enabled"] = "true"
         #expect(effective(daemon) == expected)
-        #expect(effective(daemon).count == 42)  // every key but position, which is unset by default
+        #expect(effective(daemon).count == 54)  // every key but position, which is unset by default
         // The shipped file documents every setting headingd prints.
         let text = try String(contentsOfFile: shipped, encoding: .utf8)
         for key in effective(defaults).keys {

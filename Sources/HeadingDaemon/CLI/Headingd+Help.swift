@@ -102,6 +102,12 @@ extension Headingd {
         faults and the outputs (--json for the report itself); it exits 0 when a healthy source \
         delivers, 3 when none does, 69 when no headingd answers ('headingd status --help').
 
+        --mqtt mqtt://HOST[:PORT] (or mqtts:// with --mqtt-ca-file) publishes headingd's status \
+        (with a last will), the heading (at most --mqtt-rate a second) and each fault's Signal K \
+        notification to the fleet's MQTT broker through libmosquitto; fault changes wait in an \
+        on-board journal until the broker acknowledges them. The password is read from \
+        --mqtt-password-file or systemd's credential mqtt-password, never given as an option.
+
         Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
         78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \
         or an option (a value may start with '-' as a separate argument: --position -33.86,151.21); 65 with --strict when any line was \

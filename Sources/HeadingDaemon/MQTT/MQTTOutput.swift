@@ -154,11 +154,12 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             if let id = client.publish(message) {
                 state.withLock { $0.offlineMessage = id }
                 _ = await withCheckedContinuation { continuation in
-                    DispatchQueue.global().async { continuation.resume(returning: self.offlineAcknowledged.wait(timeout: .now() + 1)) }
+                    DispatchQueue.global().async { continuation.resume(returning: self.offlineAcknowledged.wait(timeout: .now() + 0.4)) }
                 }
             }
         }
-        client.stop(within: 1)
+        // Within headingd's 1.5 s stop deadline, with the acknowledgement's 0.4 s before.
+        client.stop(within: 0.5)
         connected?.set(to: 0)
     }
 
