@@ -17,7 +17,8 @@ import Glibc
 /// `@unchecked Sendable`: the libmosquitto handle is used from the caller's threads
 /// (``publish(topic:payload:qos:retain:)``) and the client's thread at once, which libmosquitto
 /// allows when it is built with threading (Debian's is) and told so (`mosquitto_threaded_set`):
-/// its own mutexes guard the handle's queues. Everything of ours is behind ``state``, a `Mutex`.
+/// its own mutexes guard the handle's queues. The handle is reset between connections only under
+/// `handleLock`, which publishing holds too. Everything of ours is behind ``state``, a `Mutex`.
 public final class MosquittoClient: @unchecked Sendable {
     /// What the client says to its owner, on the client's thread.
     public protocol Delegate: AnyObject, Sendable {
@@ -118,6 +119,14 @@ public final class MosquittoClient: @unchecked Sendable {
             throw SetupError(description: "libmosquitto could not make a client: \(String(cString: strerror(errno)))")
         }
         self.handle = handle
+        try configure()
+    }
+
+    /// Sets every option and callback on the handle (after `mosquitto_new`, and after each
+    /// `mosquitto_reinitialise`).
+    private func configure() throws(SetupError) {
+        let handle = handle
+        let configuration = configuration
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         mosquitto_threaded_set(handle, true)
         mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
@@ -175,13 +184,18 @@ public final class MosquittoClient: @unchecked Sendable {
     ///   not be queued (not connected: libmosquitto keeps nothing for a client that is not).
     @discardableResult
     public func publish(_ message: Message) -> Int32? {
-        guard isConnected else { return nil }
-        var messageID: Int32 = 0
-        let rc = message.payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, &messageID, message.topic, Int32(bytes.count), bytes.baseAddress, message.qos, message.retain)
+        handleLock.withLock { _ -> Int32? in
+            guard isConnected else { return nil }
+            var messageID: Int32 = 0
+            let rc = message.payload.withUnsafeBytes { bytes in
+                mosquitto_publish(handle, &messageID, message.topic, Int32(bytes.count), bytes.baseAddress, message.qos, message.retain)
+            }
+            return rc == MOSQ_ERR_SUCCESS.rawValue ? messageID : nil
         }
-        return rc == MOSQ_ERR_SUCCESS.rawValue ? messageID : nil
     }
+
+    /// Held to publish, and to reset the handle between connections: never both at once.
+    private let handleLock = Mutex(())
 
     /// Disconnects (cleanly: the broker does not publish the will) and ends the client's thread,
     /// waiting for it at most `seconds` (a connection attempt stuck in DNS is left to end alone).
@@ -225,6 +239,17 @@ public final class MosquittoClient: @unchecked Sendable {
     /// One connection: connects, then runs libmosquitto's loop until the connection ends.
     /// - Returns: Why it ended.
     private func session() -> String {
+        // A clean handle each time: libmosquitto would otherwise resend the messages of the
+        // connection that ended, beside the owner's own retries (its journal): twice each.
+        let reset = handleLock.withLock { _ -> String? in
+            let opaque = Unmanaged.passUnretained(self).toOpaque()
+            guard mosquitto_reinitialise(handle, configuration.clientID, true, opaque) == MOSQ_ERR_SUCCESS.rawValue else {
+                return "libmosquitto could not reset its client"
+            }
+            do { try configure() } catch { return "\(error)" }
+            return nil
+        }
+        if let reset { return reset }
         let rc = mosquitto_connect_async(handle, configuration.host, Int32(configuration.port), configuration.keepalive)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else { return describe(rc) }
         let started = ContinuousClock.now
