@@ -51,6 +51,8 @@ struct SettingLayerConsistencyTests {
         Case(key: "outputs.nmea0183.serial.rate", text: "101", toml: "101"),
         Case(key: "outputs.signalk.listen", text: "localhost", toml: "\"localhost\""),
         Case(key: "http.listen", text: "9947", toml: "\"9947\""),
+        Case(key: "history.days", text: "0", toml: "0"),
+        Case(key: "history.file", text: "history.sqlite", toml: "\"history.sqlite\""),
         Case(key: "outputs.mqtt.broker", text: "http://broker", toml: "\"http://broker\""),
         Case(key: "outputs.mqtt.prefix", text: "vessels/#", toml: "\"vessels/#\""),
         Case(key: "outputs.mqtt.client_id", text: String(repeating: "x", count: 300), toml: "\"\(String(repeating: "x", count: 300))\""),

@@ -135,6 +135,22 @@ struct OutputOptions: ParsableArguments {
     )
     var status = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Keep the heading's history (once a second) and its faults, served by the Signal K output's History API at /signalk/v2/api/history/."
+        )
+    )
+    var history = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Days of history kept. (default: 7)", valueName: "days"))
+    var historyDays: Double?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The history's file. (default: $STATE_DIRECTORY/history.sqlite, else in memory)", valueName: "path")
+    )
+    var historyFile: String?
+
     @Option(
         name: .customLong("http-listen"), parsing: .unconditional,
         help: ArgumentHelp(
@@ -207,6 +223,9 @@ struct OutputOptions: ParsableArguments {
             "outputs.signalk.max_subscriptions": signalkMaxSubscriptions.map(ConfigContent.int),
             "metrics.enabled": metrics ? .bool(true) : nil,
             "status.enabled": status ? .bool(true) : nil,
+            "history.enabled": history ? .bool(true) : nil,
+            "history.days": historyDays.map(ConfigContent.double),
+            "history.file": historyFile.map(ConfigContent.string),
             "http.listen": httpListen.map(ConfigContent.string),
             "http.request_head_timeout": httpRequestHeadTimeout.map(ConfigContent.double),
             "http.idle_timeout": httpIdleTimeout.map(ConfigContent.double),

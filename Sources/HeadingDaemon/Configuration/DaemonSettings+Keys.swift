@@ -152,6 +152,12 @@ extension DaemonSettings {
             guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
             return nil
         },
+        SettingKey(name: "history.enabled", option: "--history", kind: .bool),
+        SettingKey(name: "history.days", option: "--history-days", kind: .double) { number($0, in: 0.01...366, "between 0.01 and 366 days") },
+        SettingKey(name: "history.file", option: "--history-file", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
+            return nil
+        },
         SettingKey(name: "metrics.enabled", option: "--metrics", kind: .bool),
         SettingKey(name: "status.enabled", option: "--status", kind: .bool),
         SettingKey(name: "http.listen", option: "--http-listen", kind: .string) { content in

@@ -75,6 +75,11 @@ extension DaemonSettings {
             [outputs.mqtt]
             \(mqtt.tomlLines)
 
+            [history]
+            enabled = \(historyEnabled)
+            days = \(historyDays)
+            file = \(quoted(historyFile ?? ""))
+
             [metrics]
             enabled = \(metricsEnabled)
 

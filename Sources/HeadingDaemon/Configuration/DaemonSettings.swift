@@ -63,6 +63,12 @@ struct DaemonSettings: Sendable, Equatable {
     /// Whether `/metrics` is served (Prometheus' text format): on the Signal K output's listener
     /// when that runs, else on ``httpListen``.
     var metricsEnabled = false
+    /// Whether the heading's history is kept (and served by the Signal K output's History API).
+    var historyEnabled = false
+    /// How many days of history are kept.
+    var historyDays = 7.0
+    /// The history's file; `nil` for `$STATE_DIRECTORY/history.sqlite`, else in memory.
+    var historyFile: String?
     /// The MQTT output (`[outputs.mqtt]`): off while it names no broker.
     var mqtt = MQTTSettings()
     /// Whether the status page (`/`), `/status.json` and its event stream are served, on the
@@ -127,6 +133,9 @@ struct DaemonSettings: Sendable, Equatable {
         metricsEnabled = reader.bool(forKey: "metrics.enabled") ?? defaults.metricsEnabled
         statusEnabled = reader.bool(forKey: "status.enabled") ?? defaults.statusEnabled
         mqtt = MQTTSettings(reader: reader, defaults: defaults.mqtt)
+        historyEnabled = reader.bool(forKey: "history.enabled") ?? defaults.historyEnabled
+        historyDays = reader.double(forKey: "history.days") ?? defaults.historyDays
+        historyFile = reader.string(forKey: "history.file").map { $0.isEmpty ? nil : $0 } ?? defaults.historyFile
         httpListen = reader.string(forKey: "http.listen").flatMap(ListenAddress.init) ?? defaults.httpListen
         httpLimits = HTTPLimits(
             requestHeadTimeout: reader.double(forKey: "http.request_head_timeout") ?? defaults.httpLimits.requestHeadTimeout,

@@ -43,6 +43,8 @@ final class SignalKOutput: Service, Sendable {
         var outputMetrics: OutputMetrics? = nil
         /// The status service (the page at `/`, `/status.json`, `/status/events`), when it is on.
         var status: StatusRoutes? = nil
+        /// The History API, when the history is kept.
+        var history: HistoryRoutes? = nil
     }
 
     /// How long a client may have no room for output before it is disconnected.
@@ -180,6 +182,7 @@ final class SignalKOutput: Service, Sendable {
             router.get("metrics") { _, _ -> Response in HTTPOutput.response(metrics) }
         }
         configuration.status?.add(to: router)
+        configuration.history?.add(to: router)
         router.get("signalk/v1/api", use: api)
         router.get("signalk/v1/api/**", use: api)
         // Read-only, whatever the path: the router matches a path before its method, so each path

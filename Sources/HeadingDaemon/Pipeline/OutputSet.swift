@@ -22,8 +22,11 @@ final class OutputSet: Sendable {
         case nmeaUDP([ListenAddress], feed: NMEAFeedSettings)
         case nmeaSerial(device: String, baud: Int, feed: NMEAFeedSettings)
         case signalK(
-            ListenAddress, selfURN: String?, maximumClients: Int, maximumSubscriptions: Int, limits: HTTPLimits, servesMetrics: Bool, servesStatus: Bool
+            ListenAddress, selfURN: String?, maximumClients: Int, maximumSubscriptions: Int, limits: HTTPLimits, servesMetrics: Bool, servesStatus: Bool,
+            history: HistoryStore?
         )
+        /// The heading's history, recorded.
+        case history(HistoryStore)
         /// The fleet's MQTT broker.
         case mqtt(MQTTSettings, broker: MQTTSettings.Broker, selfURN: String?, staleAfter: Double)
         /// headingd's own HTTP listener, for the metrics and the status service (the Signal K output is off).
@@ -35,7 +38,8 @@ final class OutputSet: Sendable {
             case .nmeaTCP(let address, _, _): "NMEA 0183 TCP output on \(address)"
             case .nmeaUDP: "NMEA 0183 UDP output"
             case .nmeaSerial(let device, _, _): "NMEA 0183 serial output on \(device)"
-            case .signalK(let address, _, _, _, _, _, _): "Signal K output on \(address)"
+            case .signalK(let address, _, _, _, _, _, _, _): "Signal K output on \(address)"
+            case .history(let store): "history in \(store.file ?? "memory")"
             case .http(let address, _, _, _): "HTTP listener on \(address)"
             case .mqtt(_, let broker, _, _): "MQTT output to \(broker)"
             }
@@ -44,7 +48,7 @@ final class OutputSet: Sendable {
 
     /// Which output: one of each at most.
     private enum Kind: Hashable, Sendable {
-        case nmeaTCP, nmeaUDP, nmeaSerial, signalK, mqtt, http
+        case nmeaTCP, nmeaUDP, nmeaSerial, history, signalK, mqtt, http
 
         /// The `output` label of its metrics, and its name in the status report.
         var label: String? {
@@ -54,7 +58,7 @@ final class OutputSet: Sendable {
             case .nmeaSerial: "nmea0183_serial"
             case .signalK: "signalk"
             case .mqtt: "mqtt"
-            case .http: nil
+            case .http, .history: nil
             }
         }
     }
@@ -108,11 +112,15 @@ final class OutputSet: Sendable {
         if let device = settings.nmeaSerialDevice {
             wanted[.nmeaSerial] = .nmeaSerial(device: device, baud: settings.nmeaSerialBaud, feed: settings.nmeaSerialFeed)
         }
+        let history = settings.historyEnabled
+            ? HistoryStore(file: settings.historyFile ?? ProcessInfo.processInfo.environment["STATE_DIRECTORY"].map { "\($0)/history.sqlite" }, days: settings.historyDays)
+            : nil
+        if let history { wanted[.history] = .history(history) }
         if settings.signalKEnabled {
             wanted[.signalK] = .signalK(
                 settings.signalKListen, selfURN: settings.signalKSelf, maximumClients: settings.signalKMaxClients,
                 maximumSubscriptions: settings.signalKMaxSubscriptions, limits: settings.httpLimits, servesMetrics: settings.metricsEnabled,
-                servesStatus: settings.statusEnabled
+                servesStatus: settings.statusEnabled, history: history
             )
         } else if settings.servesHTTP {
             wanted[.http] = .http(settings.httpListen, limits: settings.httpLimits, servesMetrics: settings.metricsEnabled, servesStatus: settings.statusEnabled)
@@ -120,7 +128,7 @@ final class OutputSet: Sendable {
         if let broker = settings.mqtt.broker {
             wanted[.mqtt] = .mqtt(settings.mqtt, broker: broker, selfURN: settings.signalKSelf, staleAfter: settings.staleAfter)
         }
-        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK, .mqtt, .http] {
+        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .history, .signalK, .mqtt, .http] {
             let current = running.withLock { $0[kind] }
             guard current?.settings != wanted[kind] else {
                 if let current, isReload { logger.notice("\(current.settings.name): kept, with its clients") }
@@ -158,8 +166,8 @@ final class OutputSet: Sendable {
 
     private static func address(of settings: Settings) -> ListenAddress? {
         switch settings {
-        case .nmeaTCP(let address, _, _), .signalK(let address, _, _, _, _, _, _), .http(let address, _, _, _): address
-        case .nmeaUDP, .nmeaSerial, .mqtt: nil
+        case .nmeaTCP(let address, _, _), .signalK(let address, _, _, _, _, _, _, _), .http(let address, _, _, _): address
+        case .nmeaUDP, .nmeaSerial, .mqtt, .history: nil
         }
     }
 
@@ -184,12 +192,16 @@ final class OutputSet: Sendable {
                 configuration: .init(device: device, baud: baud, feed: feed.configuration), center: .heading,
                 metrics: metrics.output("nmea0183_serial"), logger: logger
             )
-        case .signalK(let address, let selfURN, let maximumClients, let maximumSubscriptions, let limits, let servesMetrics, let servesStatus):
+        case .history(let store):
+            return HistoryRecorder(history: try store.open(logger: logger), center: .heading, logger: logger)
+        case .signalK(let address, let selfURN, let maximumClients, let maximumSubscriptions, let limits, let servesMetrics, let servesStatus, let history):
+            let urn = selfURN ?? signalKSelf()
             let output = SignalKOutput(
                 configuration: .init(
-                    address: address, selfURN: selfURN ?? signalKSelf(), maximumClients: maximumClients, maximumSubscriptions: maximumSubscriptions,
+                    address: address, selfURN: urn, maximumClients: maximumClients, maximumSubscriptions: maximumSubscriptions,
                     limits: limits, metrics: servesMetrics ? metrics : nil, outputMetrics: metrics.output("signalk"),
-                    status: servesStatus ? status : nil
+                    status: servesStatus ? status : nil,
+                    history: try history.map { HistoryRoutes(history: try $0.open(logger: logger), context: "vessels.\(urn)") }
                 ),
                 center: .heading, logger: logger
             )
@@ -233,5 +245,36 @@ final class OutputSet: Sendable {
         await output.group.triggerGracefulShutdown()
         await output.task.value
         logger.notice("\(output.settings.name): stopped\(replaced ? ", replaced by its new settings" : "")")
+    }
+}
+
+/// Where the heading's history is kept, and for how long: opened once per file and kept, so that
+/// the recorder and the Signal K output's routes share one database across reloads.
+struct HistoryStore: Sendable, Hashable {
+    /// The file; `nil` for one in memory.
+    let file: String?
+    let days: Double
+
+    /// Why the history could not be opened.
+    struct OpenError: OutputOpenError {
+        let reason: String
+        var description: String { "history: \(reason)" }
+    }
+
+    private static let opened = Mutex<[HistoryStore: HeadingHistory]>([:])
+
+    /// The history for these settings, opened once.
+    func open(logger: Logger) throws(OpenError) -> HeadingHistory {
+        do {
+            return try Self.opened.withLock { opened in
+                if let history = opened[self] { return history }
+                let history = try HeadingHistory(path: file, days: days)
+                if file == nil { logger.notice("history: no state directory: the history is kept in memory, for this run only") }
+                opened[self] = history
+                return history
+            }
+        } catch {
+            throw OpenError(reason: "cannot open \(file ?? "the history in memory"): \(error)")
+        }
     }
 }
