@@ -170,6 +170,27 @@ struct HeadingdMQTTTests {
         await broker.stop()
     }
 
+    /// A stale heading's topics are emptied (an empty retained message), so that a late
+    /// subscriber sees no stale heading; the next heading fills them again.
+    @Test func aStaleHeadingIsClearedFromTheBroker() async throws {
+        let broker = try await Broker()
+        let subscriber = try Self.subscriber(broker, topic: "vessels/test/navigation/headingTrue")
+        #expect(await broker.process.wait(timeout: .seconds(10), untilErrorsContain: "u'shore'"))
+        let journal = broker.directory.appendingPathComponent("journal.sqlite").path
+        let daemon = Self.vessel(broker, journal: journal, extra: ["--stale-after", "0.5", "--dropout-interval", "2", "--dropout-duration", "1.5"])
+        try daemon.start()
+        // A value, then the empty message, then a value again.
+        #expect(await subscriber.wait(timeout: .seconds(20)) { output, _ in
+            let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map { $0.split(separator: " ", maxSplits: 1) }
+            guard let cleared = lines.firstIndex(where: { $0.count == 1 || $0.last?.isEmpty == true || $0.last == "(null)" }) else { return false }
+            return lines[..<cleared].contains { $0.count == 2 && $0[1].hasPrefix("{") } && lines[cleared...].contains { $0.count == 2 && $0[1].hasPrefix("{") }
+        }, "\(subscriber.output)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        subscriber.send(SIGTERM)
+        await broker.stop()
+    }
+
     @Test func aKilledHeadingdIsOfflineThroughItsWill() async throws {
         let broker = try await Broker()
         let journal = broker.directory.appendingPathComponent("journal.sqlite").path

@@ -47,6 +47,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         var latest: Heading?
         var latestAt: ContinuousClock.Instant?
         var published: Heading?
+        var publishedAt: ContinuousClock.Instant?
         var publishedPaths: Set<String> = []
         /// Journal rows in flight, by message id.
         var inFlight: [Int32: Int64] = [:]
@@ -140,9 +141,9 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         defer { observation.cancel() }
         logger.notice("MQTT to \(configuration.broker) under \(configuration.prefix)/")
         client.start()
-        let interval = Duration.milliseconds(Int64((1000 / configuration.settings.rate).rounded()))
+        let interval = interval
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            tick()
+            tick(fromTimer: true)
             guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil else { break }
         }
         observation.cancel()
@@ -173,6 +174,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             }
             return (state.board.update(with: event), state.journal)
         }
+        if case .heading = event { tick() }
         guard let journal, !notifications.isEmpty else { return }
         for notification in notifications {
             let topic = MQTTPayload.topic(configuration.prefix, notification.path)
@@ -203,19 +205,29 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
 
     // MARK: The rate timer
 
-    /// Publishes the newest heading, if it is newer than the last published; empties the heading
-    /// topics once the heading is stale.
-    private func tick() {
+    /// The shortest time between two headings published.
+    private var interval: Duration { .milliseconds(Int64((1000 / configuration.settings.rate).rounded())) }
+
+    /// Publishes the newest heading if it is newer than the last published and the last was at
+    /// least an interval ago: at once when a heading comes (so that it leaves as it arrives), or
+    /// from the timer for one that came too soon. Empties the heading topics once the heading is stale.
+    private func tick(now: ContinuousClock.Instant = .now, fromTimer: Bool = false) {
         let staleAfter = Duration.milliseconds(Int64(configuration.staleAfter * 1000))
+        let interval = interval
         let work = state.withLock { state -> (Heading?, [String]) in
             guard let client = state.client, client.isConnected else { return (nil, []) }
-            if let at = state.latestAt, ContinuousClock.now - at > staleAfter {
+            if let at = state.latestAt, now - at > staleAfter {
                 guard !state.publishedPaths.isEmpty else { return (nil, []) }
                 defer { state.publishedPaths = [] }
                 return (nil, Array(state.publishedPaths))
             }
-            guard let latest = state.latest, latest.timestamp != state.published?.timestamp || latest.source != state.published?.source else { return (nil, []) }
+            guard let latest = state.latest, latest.timestamp != state.published?.timestamp || latest.source != state.published?.source,
+                state.publishedAt.map({ now - $0 >= interval }) ?? true,
+                // While headings flow, the next one's arrival publishes it, fresh.
+                !fromTimer || state.latestAt.map({ now - $0 >= min(interval, .milliseconds(200)) }) ?? true
+            else { return (nil, []) }
             state.published = latest
+            state.publishedAt = now
             return (latest, [])
         }
         guard let client = state.withLock({ $0.client }) else { return }
@@ -247,6 +259,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             state.lastFailure = nil
             state.inFlight = [:]
             state.published = nil  // the newest heading goes out again on the next tick
+            state.publishedAt = nil
             return state.journal
         }
         _ = client.publish(
