@@ -143,6 +143,10 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Sendabl
     public let configuration: Configuration
     private let state = HeadingSourceState(State())
 
+    /// `true`: a gpsd that refuses the connection is asked again (with backoff), and reported
+    /// authorized once it answers, so the proxy keeps the source running after a refusal.
+    public var keepsTryingAfterDenial: Bool { true }
+
     /// The lines gpsd sent so far (its JSON reports and the raw NMEA it passes on), by result,
     /// as of the last read.
     package var lineCounts: LineCounts { state.withLock { $0.lineCounts } }

@@ -22,7 +22,7 @@ struct HeadingProxyStateMachineTests {
         #expect(result1 == .requestAuthorization)
         #expect(machine.requestAuthorization() == .askSource)
         let result2 = machine.authorizationChanged(to: .authorized)
-        #expect(result2 == .publish(.authorized, refusal: nil, startSource: true))
+        #expect(result2 == .publish(.authorized, refusal: nil, startSource: true, stopSource: false))
         #expect(machine.isSourceRunning)
         let result3 = machine.authorizationRequestReturned()
         #expect(!result3, "already started by the answer")
@@ -40,7 +40,7 @@ struct HeadingProxyStateMachineTests {
         #expect(machine.isSourceRunning)
         #expect(machine.authorizationStatus == .notDetermined)
         let result7 = machine.authorizationChanged(to: .authorized)
-        #expect(result7 == .publish(.authorized, refusal: nil, startSource: false))
+        #expect(result7 == .publish(.authorized, refusal: nil, startSource: false, stopSource: false))
     }
 
     @Test func enableAndDisableAreIdempotentAndDisableStartsANewGeneration() {
@@ -64,7 +64,7 @@ struct HeadingProxyStateMachineTests {
         var machine = machine(restricted: "sources.allow")
         #expect(machine.requestAuthorization() == .restrict)
         let result12 = machine.authorizationChanged(to: .authorized)
-        #expect(result12 == .publish(.restricted, refusal: nil, startSource: false))
+        #expect(result12 == .publish(.restricted, refusal: nil, startSource: false, stopSource: false))
         #expect(machine.requestAuthorization() == .none)
         guard case .reportRefusal(let fault) = machine.enable() else { Issue.record("no refusal"); return }
         #expect(fault.reason == "configuration forbids this source: sources.allow")
@@ -77,7 +77,7 @@ struct HeadingProxyStateMachineTests {
         let result13 = machine.shouldDeliver(refusal("/var/log/boat.nmea: permission denied"))
         #expect(!result13)
         let result14 = machine.authorizationChanged(to: .denied)
-        #expect(result14 == .publish(.denied, refusal: nil, startSource: false))
+        #expect(result14 == .publish(.denied, refusal: nil, startSource: false, stopSource: false))
         guard case .reportRefusal(let fault) = machine.enable() else { Issue.record("no refusal"); return }
         #expect(fault.reason == "/var/log/boat.nmea: permission denied")
     }
@@ -88,11 +88,11 @@ struct HeadingProxyStateMachineTests {
         let result15 = machine.shouldDeliver(refusal("EACCES"))
         #expect(result15)
         let result16 = machine.authorizationChanged(to: .denied)
-        #expect(result16 == .publish(.denied, refusal: nil, startSource: false))
+        #expect(result16 == .publish(.denied, refusal: nil, startSource: false, stopSource: false))
 
         var silent = self.machine()
         _ = silent.enable()
-        guard case .publish(.denied, let fault?, false) = silent.authorizationChanged(to: .denied) else {
+        guard case .publish(.denied, let fault?, false, false) = silent.authorizationChanged(to: .denied) else {
             Issue.record("no fault for a refusal the source gave no reason for")
             return
         }

@@ -33,6 +33,14 @@ public protocol HeadingSource: AnyObject, Sendable {
     /// Returns promptly; a report already in flight may still arrive, and receivers that care
     /// (``HeadingProxy`` does) drop reports that arrive after they asked the source to stop.
     func stop()
+
+    /// Whether the source, once refused, keeps trying by itself and reports
+    /// ``HeadingAuthorizationStatus/authorized`` when access comes back (a serial device whose
+    /// permissions are fixed, a gpsd that lets it in again). ``HeadingProxy`` then keeps it
+    /// running after a refusal — delivering nothing from it — so that it can find out; any other
+    /// source is stopped by a refusal and started again when authorization is granted. The
+    /// default is `false`.
+    var keepsTryingAfterDenial: Bool { get }
 }
 
 /// The receiver of a ``HeadingSource``'s reports, like `CLLocationManagerDelegate`.
@@ -80,4 +88,9 @@ extension HeadingSourceDelegate {
     public func headingSource(_ source: any HeadingSource, didUpdateHeadings headings: [Heading]) {
         for heading in headings { headingSource(source, didUpdate: heading) }
     }
+}
+
+extension HeadingSource {
+    /// `false`: a refused source is stopped until authorization is granted again.
+    public var keepsTryingAfterDenial: Bool { false }
 }

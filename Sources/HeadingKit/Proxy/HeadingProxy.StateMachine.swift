@@ -35,9 +35,9 @@ extension HeadingProxy {
         enum AuthorizationChangeAction: Equatable, Sendable {
             /// Same status as before: nothing.
             case none
-            /// Publish the new status, then the refusal fault if there is one, and start the source
-            /// if it was waiting for the answer.
-            case publish(HeadingAuthorizationStatus, refusal: HeadingFault?, startSource: Bool)
+            /// Publish the new status, then the refusal fault if there is one; start the source if it
+            /// was waiting for the answer, or stop it when it was refused (after publishing).
+            case publish(HeadingAuthorizationStatus, refusal: HeadingFault?, startSource: Bool, stopSource: Bool)
         }
 
         /// Whether the proxy is enabled.
@@ -50,6 +50,9 @@ extension HeadingProxy {
         private(set) var generation = 0
         /// The source's name, for the faults the proxy raises itself.
         let sourceName: String
+        /// Whether a refused source keeps running (delivering nothing) to find out by itself when
+        /// access comes back, rather than being stopped.
+        let keepsTryingAfterDenial: Bool
         /// Why configuration forbids the source, or `nil` when it is allowed.
         let restrictionReason: String?
         /// The heading filter: the minimum change, in degrees on the circle, before a new heading is delivered.
@@ -60,10 +63,15 @@ extension HeadingProxy {
         /// Whether a refusal fault was delivered since the last ``enable()``: one per refusal.
         private var isRefusalDelivered = false
 
-        init(sourceName: String, restrictionReason: String?) {
+        init(sourceName: String, restrictionReason: String?, keepsTryingAfterDenial: Bool = false) {
             self.sourceName = sourceName
             self.restrictionReason = restrictionReason
+            self.keepsTryingAfterDenial = keepsTryingAfterDenial
         }
+
+        /// Whether the source may deliver: not refused. (Undetermined delivers: a source that can
+        /// only tell by trying says so only once it has tried.)
+        var isAuthorizationGranted: Bool { authorizationStatus == .authorized || authorizationStatus == .notDetermined }
 
         /// Whether configuration forbids the source.
         var isRestricted: Bool { restrictionReason != nil }
@@ -114,10 +122,18 @@ extension HeadingProxy {
             guard status != authorizationStatus else { return .none }
             authorizationStatus = status
             var refusal: HeadingFault?
+            var stop = false
             switch status {
             case .authorized:
                 lastRefusal = nil
             case .denied, .restricted:
+                // No heading from here on until authorization is granted again: what was queued
+                // for delivery is dropped, and the source stops unless it finds out by itself.
+                generation += 1
+                if isSourceRunning, !keepsTryingAfterDenial {
+                    isSourceRunning = false
+                    stop = true
+                }
                 // A source reports its own fault (with the reason) before `.denied`: then that one
                 // was the refusal's fault, and no second is raised.
                 if isEnabled, !isRefusalDelivered {
@@ -129,17 +145,17 @@ extension HeadingProxy {
             }
             let start = status == .authorized && isEnabled && !isSourceRunning
             if start { isSourceRunning = true }
-            return .publish(status, refusal: refusal, startSource: start)
+            return .publish(status, refusal: refusal, startSource: start, stopSource: stop)
         }
 
         /// Whether a heading is delivered: the proxy is enabled and the heading passes the filter.
         mutating func shouldDeliver(_ heading: Heading) -> Bool {
-            isEnabled && filter.admits(heading)
+            isEnabled && isAuthorizationGranted && filter.admits(heading)
         }
 
         /// Appends to `events` each of `headings` that ``shouldDeliver(_:)-(Heading)`` admits, in order.
         mutating func admit(_ headings: [Heading], into events: inout [HeadingEvent]) {
-            guard isEnabled else { return }
+            guard isEnabled, isAuthorizationGranted else { return }
             for heading in headings where filter.admits(heading) { events.append(.heading(heading)) }
         }
 

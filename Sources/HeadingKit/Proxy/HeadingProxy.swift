@@ -83,7 +83,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         self.source = source
         self.delivery = delivery
         self.logger = logger
-        self.machine = StateMachine(sourceName: source.name, restrictionReason: restrictionReason)
+        self.machine = StateMachine(sourceName: source.name, restrictionReason: restrictionReason, keepsTryingAfterDenial: source.keepsTryingAfterDenial)
         self.stages = HeadingStages(lock: lock)
         source.delegate = self
     }
@@ -332,12 +332,14 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     // MARK: Delivery
 
     private func applyAuthorization(_ status: HeadingAuthorizationStatus) {
-        let start: Bool = lock.withLock {
-            guard case .publish(let status, let refusal, let start) = machine.authorizationChanged(to: status) else { return false }
+        let (start, stop): (Bool, Bool) = lock.withLock {
+            guard case .publish(let status, let refusal, let start, let stop) = machine.authorizationChanged(to: status) else { return (false, false) }
             publish(.authorizationChanged(status))
             if let refusal { publish(.fault(refusal)) }
-            return start
+            return (start, stop)
         }
+        // Outside the lock, as for disable(): a source thread delivering an event needs the lock.
+        if stop { source.stop() }
         if start { source.start() }
     }
 

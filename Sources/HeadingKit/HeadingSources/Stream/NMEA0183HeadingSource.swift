@@ -100,6 +100,10 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCounti
     public let name: String
     private let state: HeadingSourceState<State>
 
+    /// `true`: a device it may not open is tried again (with backoff), and reported authorized
+    /// once it opens, so the proxy keeps it running after a refusal.
+    public var keepsTryingAfterDenial: Bool { true }
+
     /// The lines this source read so far (its instrument's, and those it takes context from), by result.
     package var lineCounts: LineCounts { state.withLock { $0.decoder.lineCounts } }
 
