@@ -120,4 +120,35 @@ struct HeadingProcessorTests {
         processor.stop()
         proxy.disable()
     }
+
+    /// The processor's async sequences, made before it starts: headings and faults in order,
+    /// finished when the processor goes away.
+    @Test func theProcessorsAsyncSequencesCarryWhatItDelivers() async {
+        let source = ScriptedHeadingSource(name: "compass")
+        let proxy = HeadingProxy(source: source, delivery: .immediate)
+        var processor: HeadingProcessor? = HeadingProcessor(
+            inputs: [(proxy, .init())], configuration: .init(magneticModel: nil), delivery: .immediate, clock: TestClock()
+        )
+        let headings = processor!.headings()
+        let faults = processor!.faults()
+        let events = processor!.events()
+        processor!.start()
+        proxy.enable()
+        source.send(.heading(Heading(trueHeading: 10, magneticHeading: nil, timestamp: Date(), source: "compass")))
+        source.send(.fault(HeadingFault(code: .malformedInput, source: "compass", reason: "a bad line")))
+        source.send(.heading(Heading(trueHeading: 11, magneticHeading: nil, timestamp: Date(), source: "compass")))
+        var seen: [Double?] = []
+        for await heading in headings {
+            seen.append(heading.trueHeading)
+            if seen.count == 2 { break }
+        }
+        #expect(seen == [10, 11])
+        var faultIterator = faults.makeAsyncIterator()
+        #expect(await faultIterator.next()?.reason == "a bad line")
+        processor?.stop()
+        processor = nil
+        var count = 0
+        for await _ in events { count += 1 }  // ends: the processor is gone
+        #expect(count >= 3)
+    }
 }

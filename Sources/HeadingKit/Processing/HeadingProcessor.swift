@@ -96,12 +96,60 @@ public final class HeadingProcessor: @unchecked Sendable {
     deinit {
         timer?.cancel()
         for subscription in subscriptions { subscription?.cancel() }
+        subject.send(completion: .finished)  // the async sequences end with the processor
     }
 
     /// Every delivered heading, fault, authorization change and notice, in order. Never finishes.
     public var publisher: AnyPublisher<HeadingEvent, Never> {
         publisherRequested.store(true, ordering: .releasing)
         return subject.eraseToAnyPublisher()
+    }
+
+    /// Every delivered event as an async sequence, as ``HeadingProxy/events(bufferingPolicy:)``
+    /// gives a proxy's: make it before ``start()`` (and before the proxies are enabled), or the
+    /// events before it are missed.
+    ///
+    /// The sequence finishes when the processor goes away or the consumer stops iterating.
+    /// - Parameter bufferingPolicy: What to keep while the consumer is busy. Default: the newest
+    ///   ``HeadingProxy/defaultBufferSize`` events, dropping older ones.
+    /// - Returns: A sequence of the events delivered from now on.
+    public func events(
+        bufferingPolicy: AsyncStream<HeadingEvent>.Continuation.BufferingPolicy = .bufferingNewest(HeadingProxy.defaultBufferSize)
+    ) -> AsyncStream<HeadingEvent> {
+        stream(bufferingPolicy: bufferingPolicy) { $0 }
+    }
+
+    /// The delivered headings alone as an async sequence; see ``events(bufferingPolicy:)``.
+    /// - Parameter bufferingPolicy: What to keep while the consumer is busy.
+    /// - Returns: A sequence of the headings delivered from now on.
+    public func headings(
+        bufferingPolicy: AsyncStream<Heading>.Continuation.BufferingPolicy = .bufferingNewest(HeadingProxy.defaultBufferSize)
+    ) -> AsyncStream<Heading> {
+        stream(bufferingPolicy: bufferingPolicy) { $0.heading }
+    }
+
+    /// The delivered faults alone as an async sequence; see ``events(bufferingPolicy:)``.
+    /// - Parameter bufferingPolicy: What to keep while the consumer is busy.
+    /// - Returns: A sequence of the faults delivered from now on.
+    public func faults(
+        bufferingPolicy: AsyncStream<HeadingFault>.Continuation.BufferingPolicy = .bufferingNewest(HeadingProxy.defaultBufferSize)
+    ) -> AsyncStream<HeadingFault> {
+        stream(bufferingPolicy: bufferingPolicy) { $0.fault }
+    }
+
+    /// A sequence fed by a subscription to ``publisher``, cancelled when its consumer goes.
+    private func stream<Element: Sendable>(
+        bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
+        transform: @escaping @Sendable (HeadingEvent) -> Element?
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
+        let subscription = publisher.sink(
+            receiveCompletion: { _ in continuation.finish() },
+            receiveValue: { event in if let element = transform(event) { continuation.yield(element) } }
+        )
+        let held = Mutex<AnyCancellable?>(subscription)
+        continuation.onTermination = { _ in held.withLock { $0?.cancel(); $0 = nil } }
+        return stream
     }
 
     /// The name of the source headings are delivered from, once one has delivered.
