@@ -26,6 +26,8 @@ let package = Package(
     targets: [
         // README's "HeadingKit in one screen", copied there by scripts/examples before each build.
         .executableTarget(name: "ReadmeExample", dependencies: headingKit),
+        // The DocC article "Writing a source"'s complete source, copied there by scripts/examples.
+        .executableTarget(name: "WritingASource", dependencies: headingKit),
         .executableTarget(name: "TopLevelSink", dependencies: headingKit),
         .executableTarget(name: "MainActorViewModel", dependencies: headingKit),
         .executableTarget(name: "ToggleSubscribeOnce", dependencies: headingKit),
