@@ -159,6 +159,9 @@ struct HeadingdMQTTTests {
             let degrees = ((radians * 180 / .pi) * 100).rounded() / 100
             #expect(printed.contains(degrees) || printed.contains { abs($0 - degrees) <= 0.011 }, "\(degrees)° was never printed")
         }
+        // The rate of turn too, in radians a second, as the Signal K output estimates it.
+        let rates = messages.filter { $0.topic == "vessels/test/navigation/rateOfTurn" }.compactMap { $0.payload?["value"] as? Double }
+        #expect(!rates.isEmpty && rates.allSatisfy { abs($0) < 1 }, "\(rates)")
         // At most rate a second: 5 Hz here, over the run.
         #expect(published.count <= 5 * 12 + 5, "\(published.count) headings published")
         // Each fault change, once, in order: alarm and normal in turn, ids counting up from 1.

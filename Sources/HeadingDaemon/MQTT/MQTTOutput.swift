@@ -46,6 +46,9 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         var board = SignalKNotificationBoard()
         var latest: Heading?
         var latestAt: ContinuousClock.Instant?
+        /// The rate of turn at the latest heading, radians a second, as the Signal K output estimates it.
+        var rateOfTurn = RateOfTurnEstimator()
+        var latestRate: Double?
         var published: Heading?
         var publishedAt: ContinuousClock.Instant?
         var publishedPaths: Set<String> = []
@@ -171,6 +174,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             if case .heading(let heading) = event {
                 state.latest = heading
                 state.latestAt = .now
+                state.latestRate = state.rateOfTurn.rate(after: heading).map { $0 * .pi / 180 / 60 }
             }
             return (state.board.update(with: event), state.journal)
         }
@@ -214,21 +218,21 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     private func tick(now: ContinuousClock.Instant = .now, fromTimer: Bool = false) {
         let staleAfter = Duration.milliseconds(Int64(configuration.staleAfter * 1000))
         let interval = interval
-        let work = state.withLock { state -> (Heading?, [String]) in
-            guard let client = state.client, client.isConnected else { return (nil, []) }
+        let work = state.withLock { state -> (Heading?, [String], Double?) in
+            guard let client = state.client, client.isConnected else { return (nil, [], nil) }
             if let at = state.latestAt, now - at > staleAfter {
-                guard !state.publishedPaths.isEmpty else { return (nil, []) }
+                guard !state.publishedPaths.isEmpty else { return (nil, [], nil) }
                 defer { state.publishedPaths = [] }
-                return (nil, Array(state.publishedPaths))
+                return (nil, Array(state.publishedPaths), nil)
             }
             guard let latest = state.latest, latest.timestamp != state.published?.timestamp || latest.source != state.published?.source,
                 state.publishedAt.map({ now - $0 >= interval }) ?? true,
                 // While headings flow, the next one's arrival publishes it, fresh.
                 !fromTimer || state.latestAt.map({ now - $0 >= min(interval, .milliseconds(200)) }) ?? true
-            else { return (nil, []) }
+            else { return (nil, [], nil) }
             state.published = latest
             state.publishedAt = now
-            return (latest, [])
+            return (latest, [], state.latestRate)
         }
         guard let client = state.withLock({ $0.client }) else { return }
         for path in work.1 {
@@ -237,7 +241,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         }
         guard let heading = work.0 else { return }
         var paths: [String] = []
-        for (path, value) in encoder.values(for: heading) {
+        for (path, value) in encoder.values(for: heading, rateOfTurn: work.2) {
             let payload = MQTTPayload.value(value, at: heading.timestamp, source: SignalKDeltaEncoder.sourceReference(of: path, in: heading))
             if client.publish(MosquittoClient.Message(topic: MQTTPayload.topic(configuration.prefix, path.rawValue), payload: payload, qos: 0, retain: true)) != nil {
                 metrics?.messagesSent.increment()
