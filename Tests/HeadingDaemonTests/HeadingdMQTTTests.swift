@@ -194,6 +194,29 @@ struct HeadingdMQTTTests {
         await broker.stop()
     }
 
+    /// A peer sending garbage: 2,000 malformed lines in a row are one change (alert), the next
+    /// heading another (normal): not 2,000 journal writes on the heading path.
+    @Test func aFloodOfMalformedLinesIsOneChangeNotOneMessageEach() async throws {
+        let broker = try await Broker()
+        let subscriber = try Self.subscriber(broker, topic: "vessels/test/notifications/#")
+        #expect(await broker.process.wait(timeout: .seconds(10), untilErrorsContain: "u'shore'"))
+        let feed = try FeedServer()
+        let journal = broker.directory.appendingPathComponent("journal.sqlite").path
+        let daemon = Self.vessel(broker, journal: journal, extra: ["--source", "tcp://127.0.0.1:\(feed.port)", "--stale-after", "3600"])
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: "MQTT: connected"), "\(daemon.errors)")
+        let connection = try #require(await feed.accept())
+        connection.send(bytes: Array((String(repeating: Sentence.make("HEHDT,abc,T"), count: 2000) + Sentence.make("HEHDT,10.0,T")).utf8))
+        #expect(await subscriber.wait(timeout: .seconds(20)) { output, _ in output.contains("\"state\":\"normal\"") }, "\(subscriber.output)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        let states = Self.notifications(subscriber).map(\.state)
+        #expect(states == ["alert", "normal"], "\(states)")
+        #expect(daemon.errors.components(separatedBy: "malformedInput").count > 100, "the faults themselves are all logged")
+        subscriber.send(SIGTERM)
+        await broker.stop()
+    }
+
     @Test func aKilledHeadingdIsOfflineThroughItsWill() async throws {
         let broker = try await Broker()
         let journal = broker.directory.appendingPathComponent("journal.sqlite").path

@@ -56,6 +56,8 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         var inFlight: [Int32: Int64] = [:]
         var offlineMessage: Int32?
         var lastFailure: String?
+        /// Each notification path's last state journalled: only a change is journalled again.
+        var journalledStates: [String: String] = [:]
     }
 
     private let configuration: Configuration
@@ -67,6 +69,9 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     private let encoder: SignalKDeltaEncoder
     private let state = Mutex(State())
     private let offlineAcknowledged = DispatchSemaphore(value: 0)
+    /// Where the journal is written and read, in order: never on the heading path (a write waits
+    /// for the disk).
+    private let journalQueue = DispatchQueue(label: "mqtt-journal")
 
     /// - Parameters:
     ///   - configuration: What to publish, where.
@@ -150,6 +155,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil else { break }
         }
         observation.cancel()
+        journalQueue.sync {}  // what the center gave is journalled (and published, if connected)
         // A clean stop says offline itself: the broker sends no will on a clean disconnect.
         if client.isConnected {
             let message = MosquittoClient.Message(
@@ -176,10 +182,20 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
                 state.latestAt = .now
                 state.latestRate = state.rateOfTurn.rate(after: heading).map { $0 * .pi / 180 / 60 }
             }
-            return (state.board.update(with: event), state.journal)
+            // Only changes: a fault raised again while raised (a stream of malformed lines) is not journalled again.
+            let changes = state.board.update(with: event).filter { notification in
+                defer { state.journalledStates[notification.path] = notification.state.rawValue }
+                return state.journalledStates[notification.path] != notification.state.rawValue
+            }
+            return (changes, state.journal)
         }
         if case .heading = event { tick() }
         guard let journal, !notifications.isEmpty else { return }
+        journalQueue.async { [self] in journalAndSend(notifications, journal) }
+    }
+
+    /// Writes each change to the journal, then publishes it (on the journal's queue).
+    private func journalAndSend(_ notifications: [SignalKNotification], _ journal: MQTTJournal) {
         for notification in notifications {
             let topic = MQTTPayload.topic(configuration.prefix, notification.path)
             do {
@@ -272,7 +288,11 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             )
         )
         // What the broker has not acknowledged, in order.
-        for entry in (try? journal?.pending()) ?? [] { send(entry) }
+        journalQueue.async { [self] in
+            // Those a change published since the connection are in flight already.
+            let flying = state.withLock { Set($0.inFlight.values) }
+            for entry in (try? journal?.pending()) ?? [] where !flying.contains(entry.id) { send(entry) }
+        }
     }
 
     func mosquittoDisconnected(_ client: MosquittoClient, reason: String, retryIn: Double?) {
@@ -293,11 +313,13 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         }
         if isOffline { offlineAcknowledged.signal() }
         guard let row, let journal else { return }
-        do {
-            try journal.remove(row)
-            journalDepth?.set(to: Double((try? journal.count()) ?? 0))
-        } catch {
-            logger.error("MQTT: cannot remove message \(row) from the journal: \(error); it may be published again")
+        journalQueue.async { [self] in
+            do {
+                try journal.remove(row)
+                journalDepth?.set(to: Double((try? journal.count()) ?? 0))
+            } catch {
+                logger.error("MQTT: cannot remove message \(row) from the journal: \(error); it may be published again")
+            }
         }
     }
 }
