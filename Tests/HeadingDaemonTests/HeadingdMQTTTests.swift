@@ -217,6 +217,40 @@ struct HeadingdMQTTTests {
         await broker.stop()
     }
 
+    /// A reload that changes the MQTT settings replaces the client: the old one stops first, so
+    /// the retained status after it is the new one's online, not the old one's offline.
+    @Test func aReloadThatChangesTheOutputLeavesItOnline() async throws {
+        let broker = try await Broker()
+        let file = broker.directory.appendingPathComponent("headingd.toml")
+        func write(rate: Double) throws {
+            let toml = """
+                [outputs.mqtt]
+                broker = "mqtt://127.0.0.1:\(broker.port)"
+                prefix = "vessels/test"
+                username = "vessel"
+                password_file = "\(broker.directory.appendingPathComponent("vessel-password").path)"
+                journal = "\(broker.directory.appendingPathComponent("journal.sqlite").path)"
+                rate = \(rate)
+                """
+            try Data(toml.utf8).write(to: file)
+        }
+        try write(rate: 1)
+        let daemon = DaemonProcess(arguments: ["--config", file.path])
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: "MQTT: connected"), "\(daemon.errors)")
+        try write(rate: 2)
+        daemon.send(SIGHUP)
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrors: { $0.components(separatedBy: "MQTT: connected").count > 2 }), "\(daemon.errors)")
+        // A late subscriber gets the retained status.
+        let subscriber = try Self.subscriber(broker, topic: "vessels/test/status")
+        #expect(await subscriber.wait(timeout: .seconds(10)) { output, _ in output.contains("\"state\":") }, "\(subscriber.output)")
+        #expect(subscriber.output.contains("\"state\":\"online\""), "\(subscriber.output)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        subscriber.send(SIGTERM)
+        await broker.stop()
+    }
+
     @Test func aKilledHeadingdIsOfflineThroughItsWill() async throws {
         let broker = try await Broker()
         let journal = broker.directory.appendingPathComponent("journal.sqlite").path

@@ -138,8 +138,11 @@ final class OutputSet: Sendable {
                 if let current { await stop(kind, current) }
                 continue
             }
-            // The same TCP address cannot be listened on twice: the old one goes first then.
-            let sameAddress = Self.address(of: settings) != nil && Self.address(of: settings) == current.flatMap { Self.address(of: $0.settings) }
+            // The same TCP address cannot be listened on twice, and one vessel is one MQTT client
+            // (a new connection would take the old one's session, and the old one's clean stop
+            // would then say offline after the new one said online): the old one goes first then.
+            let sameAddress = kind == .mqtt
+                || (Self.address(of: settings) != nil && Self.address(of: settings) == current.flatMap { Self.address(of: $0.settings) })
             if let current, sameAddress { await stop(kind, current) }
             do {
                 let service = try await open(settings, signalKSelf: signalKSelf)
