@@ -367,11 +367,12 @@ struct HeadingdStreamSourceTests {
             sender.send(Self.endMarker)
             markerSeen = await udp.wait(timeout: .seconds(1)) { output, _ in output.contains("123.456") }
         }
-        #expect(markerSeen, "\(name): the kernel's sockets on the port: \(UDPSender.sockets(port: port)); \(udp.errors)")
+        let socketsAfterSending = UDPSender.sockets(port: port)
+        #expect(markerSeen, "\(name): the kernel's sockets on the port: \(socketsAfterSending); \(udp.errors)")
         await Self.stop(udp)
         #expect(
             Self.comparable(udp) == expected,
-            "\(name) over UDP: \(Self.difference(Self.comparable(udp), expected)); sockets on the port: \(UDPSender.sockets(port: port))"
+            "\(name) over UDP: \(Self.difference(Self.comparable(udp), expected)); the kernel's sockets on the port after sending (queues, drops): \(socketsAfterSending)"
         )
         // A serial line: the file written into a pty at 4800 baud.
         let directory = try Self.temporaryDirectory()
@@ -465,8 +466,10 @@ final class UDPSender: Sendable {
     /// Waits (at most `timeout`) until the receiver's socket holds less than `bytes` unread, as
     /// the kernel reports it in /proc/net/udp: a sender paced by the receiver's progress, not by a
     /// fixed sleep that a busy machine outruns (21 of 1,628 datagrams were dropped once, in a
-    /// fresh-clone run while the machine compiled).
-    func waitForRoom(below bytes: Int = 16 * 1024, timeout: Duration = .seconds(10)) async {
+    /// fresh-clone run while the machine compiled). The bound is long (60 s): with a 10 s one, a
+    /// fresh-clone run whose two cores also ran Chromium, a fleet of three headingd and 10,000
+    /// reloads once lost 349 of 1,628 datagrams — the receiver starved, the sender went on.
+    func waitForRoom(below bytes: Int = 16 * 1024, timeout: Duration = .seconds(60)) async {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline, Self.unread(port: port) >= bytes {
             try? await Task.sleep(for: .milliseconds(1))  // the kernel's queue, polled, bounded
