@@ -355,6 +355,8 @@ struct HeadingdStreamSourceTests {
         let udp = DaemonProcess(arguments: ["--source", "udp://127.0.0.1:\(port)", "--format", "json", "--stale-after", "3600"])
         try udp.start()
         #expect(await udp.wait(timeout: .seconds(10), untilErrorsContain: ":\(port): open"))
+        // The pacing below reads the kernel's table: it must see headingd's socket there.
+        #expect(UDPSender.sockets(port: port).contains { $0.contains("0100007F:\(String(format: "%04X", port)) 00000000:0000") }, "\(UDPSender.sockets(port: port))")
         let sender = try UDPSender(port: port)
         for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             sender.send(bytes: Array(line) + [0x0A])
@@ -476,12 +478,30 @@ final class UDPSender: Sendable {
         }
     }
 
+    /// A /proc table read to its end. (Foundation's `String(contentsOfFile:)` trusts the size of
+    /// 0 that /proc reports and returns the first read alone: 256 bytes of /proc/net/udp, the
+    /// header and one socket — so this pacing saw no queue at all until it read to the end.)
+    static func readWhole(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count < 64 << 20 {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The most unread bytes of a UDP socket bound to `port` (IPv4 and IPv6).
     static func unread(port: UInt16) -> Int {
         let suffix = ":" + String(format: "%04X", port)
         var most = 0
         for table in ["/proc/net/udp", "/proc/net/udp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            guard let text = Self.readWhole(table) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > 4, fields[1].hasSuffix(suffix) else { continue }
@@ -497,7 +517,7 @@ final class UDPSender: Sendable {
     static func sockets(port: UInt16) -> [String] {
         let suffix = ":" + String(format: "%04X", port)
         return ["/proc/net/udp", "/proc/net/udp6"].flatMap { table -> [String] in
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { return [] }
+            guard let text = Self.readWhole(table) else { return [] }
             return text.split(separator: "\n").dropFirst().filter { line in
                 let fields = line.split(separator: " ")
                 return fields.count > 4 && fields[1].hasSuffix(suffix)
