@@ -57,6 +57,12 @@ struct GPSDReportParityPropertyTests {
     static let position = Gen.int(in: 0...200)
     static let replacement = Gen.element(of: Array("{}[]\",:.-+0123456789eE \\tnA")).map { $0 ?? " " }
 
+    /// Found by the property below in a fresh-clone run: JSONDecoder refuses `0E7`.
+    @Test(arguments: [#"{"class":"TPV","alt":0E7}"#, #"{"class":"TPV","alt":0e7}"#, #"{"class":"TPV","alt":0E+7}"#, #"{"class":"TPV","alt":-0E7}"#])
+    func numbersJSONDecoderJudgesOddlyAreJudgedTheSame(_ line: String) {
+        Self.expectParity(line)
+    }
+
     @Test func brokenReportsAreJudgedAsJSONDecoderJudgesThem() async {
         await propertyCheck(count: 4000, input: Self.report, Self.picks, Self.position, Self.replacement) { chosen, picked, position, character in
             var text = Array(Self.line(keys: chosen, values: picked, spaces: [0], classIndex: 1))

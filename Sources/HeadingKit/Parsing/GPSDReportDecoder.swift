@@ -275,7 +275,11 @@ public enum GPSDReportDecoder {
                     guard digits() > 0 else { return nil }
                 }
                 if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                    // swift-foundation's JSONDecoder refuses an unsigned bare 0 with an unsigned
+                    // exponent (`0E7`, though JSON allows it): left to it, for the same verdict.
+                    let bareZero = start == whole && index == whole + 1 && bytes[whole] == UInt8(ascii: "0")
                     index += 1
+                    if bareZero, index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 { return nil }
                     if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
                     guard digits() > 0 else { return nil }
                 }
