@@ -84,6 +84,27 @@ struct DebianPackageTests {
         #expect(!lintian.output.contains("W: "), "lintian: \(lintian.output)")
     }
 
+    /// The packaged binary is a position-independent executable (its address randomised) that
+    /// exports no symbols: the toolchain's -export-dynamic would put 32,000 in it, read at start.
+    @Test func theBinaryIsAPIEThatExportsNoSymbols() async throws {
+        let deb = try await Self.package()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-elf-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(try await Self.run("/usr/bin/dpkg", ["-x", deb.path, root.path]).status == 0)
+        let binary = root.appendingPathComponent("usr/bin/headingd").path
+        let header = try await Self.run("/usr/bin/readelf", ["-h", binary]).output
+        #expect(header.contains("DYN (Position-Independent Executable file)"), "\(header)")
+        // Defined dynamic symbols have a section index (Ndx) other than UND.
+        let symbols = try await Self.run("/usr/bin/readelf", ["-W", "--dyn-syms", binary]).output
+        let defined = symbols.split(separator: "\n").filter { line in
+            let fields = line.split(separator: " ")
+            return fields.count >= 8 && fields[0].hasSuffix(":") && fields[0].dropLast().allSatisfy(\.isNumber)
+                && fields[6] != "UND"
+        }
+        #expect(defined.isEmpty, "exported: \(defined.prefix(5))")
+        #expect(symbols.contains("UND"), "no dynamic symbol table read: \(symbols.prefix(300))")
+    }
+
     /// The man page is generated from the options' definitions, so it names every option `--help` names.
     @Test func theManPageNamesEveryOptionOfTheHelp() async throws {
         let deb = try await Self.package()

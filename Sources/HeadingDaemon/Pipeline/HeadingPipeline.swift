@@ -112,6 +112,8 @@ struct HeadingPipeline {
         for proxy in proxies {
             services.append(.init(service: HeadingProxyService(proxy: proxy), serviceName: "heading proxy \(proxy.source.name)"))
         }
+        // Start-up's code pages go back to the kernel once the sources and outputs run.
+        services.append(.init(service: StartupPageRelease(delay: .seconds(2)), serviceName: "start-up page release"))
         // Last: started after the proxies are enabled (READY=1), and the first to hear of shutdown (STOPPING=1).
         if let notifier { services.append(.init(service: notifier, serviceName: "systemd notifier")) }
         return services

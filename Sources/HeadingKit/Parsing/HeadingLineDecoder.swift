@@ -57,6 +57,9 @@ public struct HeadingLineDecoder: Sendable {
     public static let maximumLineLength = 4096
     /// How many lines after an NMEA heading sentence an `ATT` report counts as its duplicate.
     static let attitudeDuplicateWindow = 3
+
+    /// How gpsd begins an `ATT` report.
+    private static let attitudeReportPrefix: [UInt8] = Array(#"{"class":"ATT","#.utf8)
     /// How many lines after an NMEA course sentence a `TPV` track counts as its duplicate.
     static let courseDuplicateWindow = 32
 
@@ -194,6 +197,9 @@ public struct HeadingLineDecoder: Sendable {
                 // gpsd's ATT copy of the NMEA heading sentence just before is a duplicate whatever its
                 // values, so a copy of a bad sentence is not a second fault either.
                 let followsAttitudeSentence = number - lastAttitudeSentenceLine <= Self.attitudeDuplicateWindow
+                // gpsd writes the class first: its ATT twin is known without decoding it (the
+                // JSON of every heading of a live NMEA device behind gpsd).
+                if followsAttitudeSentence, content.starts(with: Self.attitudeReportPrefix) { return Output(isDuplicate: true) }
                 let report: GPSDReport
                 do throws(LineDecodingError) {
                     report = try GPSDReportDecoder.decode(content)

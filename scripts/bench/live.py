@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+# headingd — the live cost of headingd behind a real gpsd, against that gpsd, for one or more
+# headingd builds side by side; and the resident memory of each build at 10 Hz.
+# SPDX-License-Identifier: Apache-2.0
+"""Usage: live.py --headingd NAME=PATH [--headingd NAME=PATH ...] [--seconds S] [--rates R,R]
+                  [--rounds N] [--memory-seconds S]
+
+For each rate, each round: one paced feed server per build on loopback sends a GNSS compass's
+lines ($GPHDT at RATE a second, $GPRMC once a second) for S seconds; each feed is read by its own
+gpsd (gpsd -N -n tcp://…), and each gpsd by one headingd build (--source gpsd://…, JSON lines to a
+file). All builds run at the same moment, started together, so the machine's load falls on all of
+them alike. CPU is utime + stime of all threads from /proc/PID/task/*/schedstat; wake-ups are
+voluntary context switches of all threads (with the thread names that woke most); headings are
+the lines headingd wrote.
+
+Printed per build and rate: headingd's CPU over its gpsd's (the ratio the issue names, median over
+the rounds), wake-ups per heading, and which threads woke. Then each build's VmRSS after
+--memory-seconds at 10 Hz through gpsd (median over the rounds).
+"""
+import argparse
+import collections
+import glob
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+
+def nmea_checksum(body):
+    value = 0
+    for byte in body.encode():
+        value ^= byte
+    return f"{value:02X}"
+
+
+def sentence(body):
+    return f"${body}*{nmea_checksum(body)}\r\n".encode()
+
+
+def compass_lines(rate, seconds):
+    """HDT at `rate` a second, turning slowly, and an RMC once a second: (time offset, bytes)."""
+    lines = []
+    count = int(rate * seconds)
+    for index in range(count):
+        offset = index / rate
+        heading = (index * 0.7) % 360
+        lines.append((offset, sentence(f"GPHDT,{heading:.1f},T")))
+        if index % int(rate) == 0:
+            second = int(offset)
+            clock = f"{12 + second // 3600 % 12:02d}{second // 60 % 60:02d}{second % 60:02d}.00"
+            lines.append((offset, sentence(f"GPRMC,{clock},A,4807.038,N,01131.000,E,5.5,{heading:.1f},230394,003.1,W")))
+    return lines
+
+
+def cpu_ns(pid):
+    total = 0
+    for path in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+        try:
+            total += int(open(path).read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
+
+
+def thread_wakeups(pid):
+    """{thread name: voluntary context switches}, summed over threads of one name."""
+    result = collections.Counter()
+    for task in glob.glob(f"/proc/{pid}/task/*"):
+        try:
+            name = open(f"{task}/comm").read().strip()
+            for line in open(f"{task}/status"):
+                if line.startswith("voluntary_ctxt_switches"):
+                    result[name] += int(line.split()[1])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return result
+
+
+def rss_kib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def listen():
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    return server, server.getsockname()[1]
+
+
+def free_port():
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return port
+
+
+def serve(server, lines, start, stop):
+    try:
+        connection, _ = server.accept()
+    except OSError:
+        return
+    start.wait()
+    began = time.monotonic()
+    try:
+        for offset, data in lines:
+            if stop.is_set():
+                break
+            delay = began + offset - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            connection.sendall(data)
+    except OSError:
+        pass
+    stop.wait()
+    connection.close()
+
+
+def wait_for_lines(path, count, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(path, "rb") as file:
+                if file.read().count(b"\n") >= count:
+                    return True
+        except FileNotFoundError:
+            pass
+        time.sleep(0.05)
+    return False
+
+
+def run(builds, rate, seconds, directory):
+    """One round: every build behind its own gpsd, at once. {name: measurements}."""
+    lines = compass_lines(rate, seconds + 5)  # enough for the start-up and the measured seconds
+    start, stop = threading.Event(), threading.Event()
+    processes, feeders, outputs = {}, [], {}
+    try:
+        for name, path in builds:
+            server, port = listen()
+            feeder = threading.Thread(target=serve, args=(server, lines, start, stop), daemon=True)
+            feeder.start()
+            feeders.append((feeder, server))
+            gpsd_port = free_port()
+            gpsd = subprocess.Popen(["/usr/sbin/gpsd", "-N", "-n", "-S", str(gpsd_port), f"tcp://127.0.0.1:{port}"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            processes[name] = {"gpsd": gpsd}
+            outputs[name] = os.path.join(directory, f"{name}-{rate:g}.jsonl")
+            processes[name]["port"] = gpsd_port
+        time.sleep(0.5)
+        for name, path in builds:
+            with open(outputs[name], "wb") as output:
+                processes[name]["headingd"] = subprocess.Popen(
+                    [path, "--source", f"gpsd://127.0.0.1:{processes[name]['port']}", "--format", "json"],
+                    stdout=output, stderr=subprocess.DEVNULL)
+        start.set()
+        # Started up: the first headings have arrived everywhere; the measurement counts from here.
+        for name, _ in builds:
+            if not wait_for_lines(outputs[name], int(rate), 20):
+                raise RuntimeError(f"{name}: no headings through gpsd within 20 s")
+        before = {}
+        for name, _ in builds:
+            h, g = processes[name]["headingd"].pid, processes[name]["gpsd"].pid
+            before[name] = (cpu_ns(h), cpu_ns(g), thread_wakeups(h), thread_wakeups(g),
+                            open(outputs[name], "rb").read().count(b"\n"))
+        time.sleep(seconds)
+        results = {}
+        for name, _ in builds:
+            h, g = processes[name]["headingd"].pid, processes[name]["gpsd"].pid
+            headings = open(outputs[name], "rb").read().count(b"\n") - before[name][4]
+            hw = thread_wakeups(h)
+            hw.subtract(before[name][2])
+            gw = thread_wakeups(g)
+            gw.subtract(before[name][3])
+            results[name] = {
+                "headingd_ns": cpu_ns(h) - before[name][0],
+                "gpsd_ns": cpu_ns(g) - before[name][1],
+                "headingd_threads": hw,
+                "gpsd_wakeups": sum(gw.values()),
+                "headings": headings,
+                "rss_kib": rss_kib(h),
+            }
+        return results
+    finally:
+        stop.set()
+        for entry in processes.values():
+            for key in ("headingd", "gpsd"):
+                if key in entry:
+                    entry[key].terminate()
+        for entry in processes.values():
+            for key in ("headingd", "gpsd"):
+                if key in entry:
+                    try:
+                        entry[key].wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        entry[key].kill()
+        for feeder, server in feeders:
+            server.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--headingd", action="append", required=True, help="NAME=PATH, once per build")
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--rates", default="10,50")
+    parser.add_argument("--rounds", type=int, default=3)
+    arguments = parser.parse_args()
+    builds = [tuple(item.split("=", 1)) for item in arguments.headingd]
+    rates = [float(rate) for rate in arguments.rates.split(",")]
+    with tempfile.TemporaryDirectory(prefix="headingd-live-") as directory:
+        for rate in rates:
+            rounds = collections.defaultdict(list)
+            for round_index in range(arguments.rounds):
+                # The order of starting alternates, so no build always starts first.
+                order = builds if round_index % 2 == 0 else list(reversed(builds))
+                for name, result in run(order, rate, arguments.seconds, directory).items():
+                    rounds[name].append(result)
+            print(f"live through gpsd, {rate:g} Hz, {arguments.seconds:g} s, {arguments.rounds} rounds (medians):")
+            for name, _ in builds:
+                results = rounds[name]
+                ratio = statistics.median(r["headingd_ns"] / r["gpsd_ns"] for r in results if r["gpsd_ns"] > 0)
+                headingd_ms = statistics.median(r["headingd_ns"] for r in results) / 1e6
+                gpsd_ms = statistics.median(r["gpsd_ns"] for r in results) / 1e6
+                headings = statistics.median(r["headings"] for r in results)
+                per_heading = statistics.median(sum(r["headingd_threads"].values()) / max(1, r["headings"]) for r in results)
+                gpsd_per = statistics.median(r["gpsd_wakeups"] / max(1, r["headings"]) for r in results)
+                threads = collections.Counter()
+                for r in results:
+                    threads.update(r["headingd_threads"])
+                total = sum(r["headings"] for r in results) or 1
+                split = ", ".join(f"{thread} {count / total:.2f}" for thread, count in threads.most_common(5) if count > 0)
+                rss = statistics.median(r["rss_kib"] for r in results) / 1024
+                print(f"  {name}: headingd/gpsd CPU {ratio:.2f} (headingd {headingd_ms:.0f} ms, gpsd {gpsd_ms:.0f} ms, "
+                      f"{headings:.0f} headings); wake-ups per heading {per_heading:.2f} (gpsd {gpsd_per:.2f}; by thread: {split}); "
+                      f"VmRSS {rss:.1f} MB")
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
