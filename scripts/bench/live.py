@@ -72,6 +72,9 @@ def thread_wakeups(pid):
     for task in glob.glob(f"/proc/{pid}/task/*"):
         try:
             name = open(f"{task}/comm").read().strip()
+            # Threads named after their port (gpsd:2947) are one kind of thread.
+            if ":" in name and name.rsplit(":", 1)[1].isdigit():
+                name = name.rsplit(":", 1)[0] + " reader"
             for line in open(f"{task}/status"):
                 if line.startswith("voluntary_ctxt_switches"):
                     result[name] += int(line.split()[1])
