@@ -68,13 +68,18 @@ struct StartupPageRelease: Service {
             if let current, current.eligible, current.anonymousSeen { result.append(current.mapping) }
         }
         for line in smaps.split(separator: 0x0A, omittingEmptySubsequences: true) {
-            if let header = parseHeader(line) {
-                finish()
-                current = (header.mapping, header.eligible, false)
-            } else if line.starts(with: Array("Anonymous:".utf8)) {
+            guard let first = line.first else { continue }
+            // A header starts with its address in lower-case hexadecimal; the fields with a capital.
+            if (0x30...0x39).contains(first) || (0x61...0x66).contains(first) {
+                if let header = parseHeader(line) {
+                    finish()
+                    current = (header.mapping, header.eligible, false)
+                }
+            } else if line.starts(with: anonymousKey) {
                 // Only an explicit `Anonymous: 0 kB` makes a mapping eligible.
-                let digits = line.dropFirst("Anonymous:".utf8.count).filter { $0 >= 0x30 && $0 <= 0x39 }
-                if digits.allSatisfy({ $0 == 0x30 }), !digits.isEmpty {
+                let value = line.dropFirst(anonymousKey.count)
+                let digits = value.lazy.filter { $0 >= 0x30 && $0 <= 0x39 }
+                if !digits.isEmpty, digits.allSatisfy({ $0 == 0x30 }) {
                     current?.anonymousSeen = true
                 } else {
                     current?.eligible = false
@@ -84,6 +89,9 @@ struct StartupPageRelease: Service {
         finish()
         return result
     }
+
+    /// The field of `smaps` that counts a mapping's private (anonymous) pages.
+    private static let anonymousKey = Array("Anonymous:".utf8)
 
     /// A header line (`start-end perms offset dev inode path`): the range, and whether its
     /// permissions and path allow a release. `nil` for any other line.

@@ -360,7 +360,7 @@ public enum GPSDReportDecoder {
                 let slice = UnsafeBufferPointer(rebasing: bytes[range])
                 // Plain decimals as NMEA fields are read (exact, strtod's value); exponents through Double(_:).
                 if !slice.contains(UInt8(ascii: "e")), !slice.contains(UInt8(ascii: "E")), slice.count <= 20,
-                    let value = NMEASentence.plainDecimal(ArraySlice(slice))
+                    let value = NMEASentence.plainDecimal(slice)  // read in place: no copy of the digits
                 {
                     return value
                 }
