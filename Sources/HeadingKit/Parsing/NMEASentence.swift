@@ -190,10 +190,17 @@ public struct NMEASentence: Sendable, Hashable {
     /// `strtod` gives, correctly rounded: exactly, from the digits as an integer and one division
     /// by a power of ten, when both are exact doubles (up to 15 significant digits and 22
     /// decimals, every heading a device sends), and from `strtod` (through `Double(_:)`) when not.
-    /// - Parameter text: The field's bytes, read where they lie (an NMEA field's slice, a JSON
-    ///   report's buffer).
+    /// - Parameter text: The field's bytes.
     /// - Returns: The value, or `nil` when `text` is not a plain decimal number.
-    static func plainDecimal<Text: RandomAccessCollection<UInt8>>(_ text: Text) -> Double? where Text.Index == Int {
+    static func plainDecimal(_ text: ArraySlice<UInt8>) -> Double? {
+        text.withUnsafeBufferPointer { plainDecimal($0) }
+    }
+
+    /// The same for bytes in a buffer (a gpsd JSON report's, or an NMEA field's), read
+    /// where they lie.
+    /// - Parameter text: The number's bytes.
+    /// - Returns: The value, or `nil` when `text` is not a plain decimal number.
+    static func plainDecimal(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         var index = text.startIndex
         var isNegative = false
         if index < text.endIndex, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
