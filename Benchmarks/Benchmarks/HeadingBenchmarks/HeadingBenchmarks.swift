@@ -176,6 +176,63 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(livePipeline.received.value)
     }
 
+    // Its stages alone at the same rate, to see which the cold path's time is: the decoder, the
+    // split of a line alone, and a bare post of a heading notification to one observer (no proxy,
+    // no bridge); and two baselines as cold: reading the clock, one allocation and its free.
+    Benchmark(
+        "latency stage: decode HDT, one every 100 ms",
+        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
+    ) { benchmark in
+        var decoder = HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
+        try await Task.sleep(for: .milliseconds(100))
+        benchmark.startMeasurement()
+        blackHole(decoder.decode(hdt, number: 1, receivedAt: Date()).report)
+        benchmark.stopMeasurement()
+    }
+    Benchmark(
+        "latency stage: split HDT into an NMEASentence, one every 100 ms",
+        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
+    ) { benchmark in
+        try await Task.sleep(for: .milliseconds(100))
+        benchmark.startMeasurement()
+        blackHole(try? NMEASentence(hdt[...]))
+        benchmark.stopMeasurement()
+    }
+    Benchmark(
+        "latency baseline: Date(), one every 100 ms",
+        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
+    ) { benchmark in
+        try await Task.sleep(for: .milliseconds(100))
+        benchmark.startMeasurement()
+        blackHole(Date())
+        benchmark.stopMeasurement()
+    }
+    Benchmark(
+        "latency baseline: an array of 64 bytes made and freed, one every 100 ms",
+        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
+    ) { benchmark in
+        try await Task.sleep(for: .milliseconds(100))
+        benchmark.startMeasurement()
+        let bytes = [UInt8](repeating: 1, count: 64)
+        blackHole(bytes)
+        benchmark.stopMeasurement()
+    }
+    let coldCenter = NotificationCenter()
+    let coldReceived = Counter()
+    let coldToken = coldCenter.addHeadingEventObserver { _ in coldReceived.increment() }
+    let coldHeading = Heading(trueHeading: 274.07, magneticHeading: nil, timestamp: Date(), source: "benchmark")
+    Benchmark(
+        "latency stage: post a heading notification, one every 100 ms",
+        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
+    ) { benchmark in
+        try await Task.sleep(for: .milliseconds(100))
+        benchmark.startMeasurement()
+        coldCenter.post(Notification.heading(.heading(coldHeading), object: nil))
+        benchmark.stopMeasurement()
+        blackHole(coldReceived.value)
+        blackHole(coldToken)
+    }
+
     // MARK: The whole replay source, flat out, over a generated file
 
     Benchmark(
