@@ -217,6 +217,25 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(bytes)
         benchmark.stopMeasurement()
     }
+    // The same heading to a subscriber of the proxy's publisher instead of an observer of a
+    // center: what a path without swift-foundation's post would cost cold.
+    let subscribedSource = ScriptedHeadingSource()
+    let subscribedProxy = HeadingProxy(source: subscribedSource, delivery: .immediate)
+    let subscribedCount = Counter()
+    let subscription = subscribedProxy.publisher.sink { _ in subscribedCount.increment() }
+    subscribedProxy.enable()
+    Benchmark(
+        "latency stage: bytes in → a subscriber of the proxy's publisher (no center), one every 100 ms",
+        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
+    ) { benchmark in
+        var decoder = HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
+        try await Task.sleep(for: .milliseconds(100))
+        benchmark.startMeasurement()
+        if let report = decoder.decode(hdt, number: 1, receivedAt: Date()).report { subscribedSource.send(report) }
+        benchmark.stopMeasurement()
+        blackHole(subscribedCount.value)
+        blackHole(subscription)
+    }
     let coldCenter = NotificationCenter()
     let coldReceived = Counter()
     let coldToken = coldCenter.addHeadingEventObserver { _ in coldReceived.increment() }
