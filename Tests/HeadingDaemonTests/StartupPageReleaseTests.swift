@@ -74,16 +74,8 @@ struct StartupPageReleaseTests {
     }
 
     private static func residentFileKiB() throws -> Int {
-        // read(2) to the end: Foundation's String(contentsOfFile:) may stop at a /proc file's first read.
-        let descriptor = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
-        try #require(descriptor >= 0)
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while case let count = chunk.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }), count > 0 {
-            bytes.append(contentsOf: chunk[..<count])
-        }
-        let status = String(decoding: bytes, as: UTF8.self)
+        // Read to its end (UDPSender's reader): Foundation's String(contentsOfFile:) may stop at a /proc file's first read.
+        let status = try #require(UDPSender.readWhole("/proc/self/status"))
         let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("RssFile:") })
         return try #require(Int(line.split(separator: " ")[1]))
     }
