@@ -12,8 +12,10 @@ public import Testing
 /// that want a core each for a moment: unbounded, the load on a 2-core machine passed 35 and
 /// gpsfake could not start its gpsd within 20 s. Give a suite `.processSlot` and each of its tests
 /// holds one slot while it runs. `HEADINGD_TEST_SLOTS` sets the number (default: 2 a core, at
-/// least 4). A suite's time limit counts the wait for a slot: the suites that hold one give
-/// themselves two minutes or more, which guards against a hang and not against a long queue.
+/// least 4). A suite's time limit counts the wait for a slot, which can be most of `swift test`'s
+/// run (three to four minutes on a 2-core machine): the suites that hold one give themselves six
+/// minutes, still a guard against a hang well inside CI's 90. (Two minutes was too few: a full
+/// run timed out eight quick tests waiting for a slot, and another passed one after 119.6 s.)
 public struct ProcessSlotTrait: TestTrait, SuiteTrait, TestScoping {
     /// Every test of a suite that has the trait holds a slot of its own.
     public var isRecursive: Bool { true }

@@ -11,7 +11,7 @@ import Glibc
 
 /// The MQTT output against Debian's mosquitto (a broker of the test's own, on a reserved port, with
 /// a password file, and with TLS from certificates openssl makes), read by `mosquitto_sub`.
-@Suite(.processSlot, .timeLimit(.minutes(3)))
+@Suite(.processSlot, .timeLimit(.minutes(6)))
 struct HeadingdMQTTTests {
     /// A broker's directory: its configuration, password file, certificates.
     final class Broker: Sendable {

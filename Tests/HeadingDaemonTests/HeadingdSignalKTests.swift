@@ -13,7 +13,7 @@ import Glibc
 /// The Signal K output, with a client no one here wrote: Tests/Fixtures/signalk-client.py on
 /// Debian's python3-websocket and python3-requests, which validates every message against the
 /// published Signal K schemas (python3-jsonschema); and with hostile clients.
-@Suite(.processSlot, .timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(6)))
 struct HeadingdSignalKTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
@@ -169,9 +169,10 @@ struct HeadingdSignalKTests {
         #expect((seen["streamDeltas"] as? Int ?? 0) >= 60, "the stream client kept its rate (10 Hz): \(seen)")
         // The connections are bounded (128 by default), and so are headingd's descriptors: its own,
         // the 128, the stream client and the discovery request, and those accepted in the moment
-        // before the guard's closes of the oldest have run (17 at most seen in fresh-clone runs;
-        // without the cap the ~2,000 connections the test opens would all be held).
-        #expect(descriptors.withLock { $0 } <= baseline + 128 + 32, "descriptors: \(descriptors.withLock { $0 }), \(baseline) before")
+        // before the guard's closes of the oldest have run on their event loops (17 at most seen
+        // in fresh-clone runs, 36 in a full local run on a loaded 2-core machine; without the cap
+        // the ~2,000 connections the test opens would all be held).
+        #expect(descriptors.withLock { $0 } <= baseline + 128 + 96, "descriptors: \(descriptors.withLock { $0 }), \(baseline) before")
         let seconds = Double(elapsed.components.seconds)
         #expect(Double(linesDuring) >= seconds * 10 * 0.8, "\(linesDuring) headings in \(elapsed) at 10 Hz")
         #expect(daemon.exitedAt == nil, "headingd is still up")

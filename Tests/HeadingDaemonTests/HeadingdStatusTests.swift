@@ -14,7 +14,7 @@ import Glibc
 /// The status service: `headingd status` against a running daemon in each state and with none;
 /// the page in Debian's Chromium, headless, driven through the DevTools protocol; the event
 /// streams' bound and a SIGTERM while they are open.
-@Suite(.processSlot, .timeLimit(.minutes(3)))
+@Suite(.processSlot, .timeLimit(.minutes(6)))
 struct HeadingdStatusTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
 
@@ -46,9 +46,26 @@ struct HeadingdStatusTests {
         return last
     }
 
+    /// Who listens on `port` and how `expected` is, for a failure's message: a CI run once saw
+    /// a report 0.4 s old, from a simulation at its ninth heading, 12 s after the test's daemon
+    /// had started, and nothing in the test says which process that was.
+    static func whoAnswers(port: UInt16, expected: DaemonProcess) async -> String {
+        let listeners = (try? await Command.run("/usr/bin/ss", ["-Hltnp", "sport = :\(port)"]))?.output ?? "ss failed"
+        let headingds = (try? await Command.run("/usr/bin/ps", ["-o", "pid,ppid,etimes,args", "-C", "headingd"]))?.output ?? "ps failed"
+        let errors = expected.errors
+        return """
+            the test's headingd: PID \(expected.processIdentifier), \(expected.exitedAt == nil ? "running" : "exited \(expected.terminationStatus)")
+            listening on \(port): \(listeners)
+            headingd processes:
+            \(headingds)
+            its standard error (the end): \(errors.suffix(2000))
+            """
+    }
+
     @Test func headingdStatusTellsEachStateAndExitsAsDocumented() async throws {
         let port = GPSFake.freePort()
         let daemon = Self.daemon(port: port, interval: 4, dropout: 2.5)
+        let launched = Date()
         try daemon.start()
         let url = "http://127.0.0.1:\(port)"
         #expect(await daemon.wait(timeout: .seconds(20)) { output, _ in output.contains("trueHeading") })
@@ -67,9 +84,13 @@ struct HeadingdStatusTests {
         let report = try JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))
         #expect(configured == 0 && report.heading.state == "ok" && report.sources.map(\.name) == ["simulation"], "\(json)")
         #expect(report.sources.first?.steering == true && (report.sources.first?.headings ?? 0) > 0)
+        let isOurs = abs(report.startedAt - launched.timeIntervalSince1970) < 10
+        let configuredWho = isOurs ? "" : await Self.whoAnswers(port: port, expected: daemon)
+        #expect(isOurs, "the report is from a headingd started at \(report.startedAt), this test's at \(launched.timeIntervalSince1970)\n\(configuredWho)")
         // The dropout: exit 3 from the fault on, the fault listed; STALE once stale_after has passed.
         let (faulted, faultedText, _) = try await Self.status(until: 3, ["--url", url])
-        #expect(faulted == 3, "\(faultedText)")
+        let faultedWho = faulted == 3 ? "" : await Self.whoAnswers(port: port, expected: daemon)
+        #expect(faulted == 3, "\(faultedText)\n\(faultedWho)")
         #expect(faultedText.contains("simulation  faulted") && faultedText.contains("simulation: deviceLost: simulated dropout"), "\(faultedText)")
         var staleText = ""
         let deadline = ContinuousClock.now + .seconds(5)

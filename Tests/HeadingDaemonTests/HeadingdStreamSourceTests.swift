@@ -5,6 +5,8 @@ import Foundation
 import HeadingKitTesting
 import Testing
 
+@testable import HeadingDaemon
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +14,7 @@ import Glibc
 /// NMEA 0183 straight from the instruments, the real binary with real peers: a serial line (a
 /// socat pty pair), a TCP feed (a second headingd's own output, and a server that stalls and cuts
 /// sentences), UDP datagrams from two senders, and one multiplexed feed carrying two instruments.
-@Suite(.processSlot, .timeLimit(.minutes(3)))
+@Suite(.processSlot, .timeLimit(.minutes(6)))
 struct HeadingdStreamSourceTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
@@ -478,30 +480,12 @@ final class UDPSender: Sendable {
         }
     }
 
-    /// A /proc table read to its end. (Foundation's `String(contentsOfFile:)` trusts the size of
-    /// 0 that /proc reports and returns the first read alone: 256 bytes of /proc/net/udp, the
-    /// header and one socket — so this pacing saw no queue at all until it read to the end.)
-    static func readWhole(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count < 64 << 20 {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// The most unread bytes of a UDP socket bound to `port` (IPv4 and IPv6).
     static func unread(port: UInt16) -> Int {
         let suffix = ":" + String(format: "%04X", port)
         var most = 0
         for table in ["/proc/net/udp", "/proc/net/udp6"] {
-            guard let text = Self.readWhole(table) else { continue }
+            guard let text = WholeFile.read(path: table).map({ String(decoding: $0, as: UTF8.self) }) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > 4, fields[1].hasSuffix(suffix) else { continue }
@@ -517,7 +501,7 @@ final class UDPSender: Sendable {
     static func sockets(port: UInt16) -> [String] {
         let suffix = ":" + String(format: "%04X", port)
         return ["/proc/net/udp", "/proc/net/udp6"].flatMap { table -> [String] in
-            guard let text = Self.readWhole(table) else { return [] }
+            guard let text = WholeFile.read(path: table).map({ String(decoding: $0, as: UTF8.self) }) else { return [] }
             return text.split(separator: "\n").dropFirst().filter { line in
                 let fields = line.split(separator: " ")
                 return fields.count > 4 && fields[1].hasSuffix(suffix)
@@ -542,7 +526,7 @@ final class UDPSender: Sendable {
 }
 
 /// `exec:` and `stdin:`: a driver program in any language, and a pipe.
-@Suite(.processSlot, .timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(6)))
 struct HeadingdDriverSourceTests {
     /// A Python driver: `COUNT` gyro sentences at 20 Hz, a line on standard error, then exit 3
     /// (or, with `forever`, it ignores SIGTERM and never ends).

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// SIGHUP: the configuration read again; a broken one changes nothing.
-@Suite(.processSlot, .timeLimit(.minutes(2)))
+@Suite(.processSlot, .timeLimit(.minutes(6)))
 struct ReloadTests {
     @Test func sighupAppliesAValidConfigurationBetweenReloadingAndReady() async throws {
         let directory = try ConfigurationTests.Directory(main: "format = \"text\"\n[simulation]\nrate = 200\n")

@@ -74,8 +74,8 @@ struct StartupPageReleaseTests {
     }
 
     private static func residentFileKiB() throws -> Int {
-        // Read to its end (UDPSender's reader): Foundation's String(contentsOfFile:) may stop at a /proc file's first read.
-        let status = try #require(UDPSender.readWhole("/proc/self/status"))
+        // Read to its end (WholeFile): Foundation's String(contentsOfFile:) may stop at a /proc file's first read.
+        let status = String(decoding: try #require(WholeFile.read(path: "/proc/self/status")), as: UTF8.self)
         let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("RssFile:") })
         return try #require(Int(line.split(separator: " ")[1]))
     }

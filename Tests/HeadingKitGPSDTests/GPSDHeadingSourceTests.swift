@@ -9,7 +9,7 @@ import Testing
 
 /// The live gpsd source against a real gpsd: gpsfake replays a log into a private gpsd on a port
 /// of each test's own.
-@Suite(.processSlot, .timeLimit(.minutes(3)))
+@Suite(.processSlot, .timeLimit(.minutes(6)))
 struct GPSDHeadingSourceTests {
     static func fixture(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

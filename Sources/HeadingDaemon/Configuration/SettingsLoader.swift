@@ -114,10 +114,8 @@ struct SettingsLoader: Sendable {
     /// mistaken path (a log, a device) is refused rather than read whole.
     static let maximumFileSize = 1 << 20
 
-    /// A regular file's text, read with `read(2)` in a loop (at most ``maximumFileSize`` bytes).
-    ///
-    /// Not `String(contentsOfFile:)`: in Swift 6.3's FoundationEssentials on Linux it leaks a 4 KiB
-    /// buffer per call (heaptrack: 4,096 B per SIGHUP reload), and a daemon reloads for months.
+    /// A regular file's text, read by ``WholeFile`` (at most ``maximumFileSize`` bytes): not
+    /// `String(contentsOfFile:)`, which leaks 4 KiB a call, and a daemon reloads for months.
     private static func readText(of path: String) throws(ConfigurationError) -> String {
         // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
@@ -130,20 +128,16 @@ struct SettingsLoader: Sendable {
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw ConfigurationError(origin: path, key: nil, reason: "is not a regular file (a directory, FIFO or device): not a configuration file")
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ConfigurationError(origin: path, key: nil, reason: "cannot be read: \(String(cString: strerror(errno)))")
-            }
-            bytes += chunk[0..<count]
-            guard bytes.count <= maximumFileSize else {
-                throw ConfigurationError(origin: path, key: nil, reason: "is larger than \(maximumFileSize / 1024) KiB: not a configuration file")
-            }
+        let contents: WholeFile.Contents
+        do {
+            contents = try WholeFile.read(descriptor, limit: maximumFileSize, chunkSize: 16 * 1024)
+        } catch {
+            throw ConfigurationError(origin: path, key: nil, reason: "cannot be read: \(error)")
         }
+        guard contents.isComplete else {
+            throw ConfigurationError(origin: path, key: nil, reason: "is larger than \(maximumFileSize / 1024) KiB: not a configuration file")
+        }
+        let bytes = contents.bytes
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(origin: path, key: nil, reason: "cannot be read as UTF-8 text")
         }

@@ -40,7 +40,7 @@ struct StartupPageRelease: Service {
     /// Releases the resident clean pages of the process's read-only file mappings.
     /// - Returns: The bytes of the mappings released (their size, not only their resident part).
     static func releaseCleanFilePages() -> Int {
-        guard let smaps = readWhole("/proc/self/smaps") else { return 0 }
+        guard let smaps = WholeFile.read(path: "/proc/self/smaps") else { return 0 }
         var released = 0
         for mapping in cleanReadOnlyFileMappings(smaps) {
             guard let start = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
@@ -121,22 +121,6 @@ struct StartupPageRelease: Service {
             value = value << 4 | digit
         }
         return value
-    }
-
-    /// A file's whole content by `read(2)` until its end (a /proc file gives one page a read).
-    private static func readWhole(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while result.count < 64 << 20 {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            result.append(contentsOf: chunk[..<count])
-        }
-        return result
     }
 }
 

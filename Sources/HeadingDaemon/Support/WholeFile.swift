@@ -1,0 +1,59 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file read to its end with `read(2)` in a loop, bounded: the one reader of the daemon's
+/// configuration files and of `/proc`.
+///
+/// Not `String(contentsOfFile:)`: in Swift 6.3's FoundationEssentials on Linux it leaks a 4 KiB
+/// buffer per call (heaptrack: 4,096 B per SIGHUP reload), and it stops short on a `/proc` file,
+/// which gives at most a page a read and reports a size of 0.
+enum WholeFile {
+    /// Why a read failed: the system's error number.
+    struct Failure: Error, CustomStringConvertible {
+        /// `errno` from the failed `read(2)`.
+        let code: Int32
+        var description: String { String(cString: strerror(code)) }
+    }
+
+    /// What was read.
+    struct Contents {
+        /// The bytes, at most `limit` and one chunk more.
+        var bytes: [UInt8]
+        /// Whether the end of the file came before `limit` was passed.
+        var isComplete: Bool
+    }
+
+    /// Reads `descriptor` until its end, or until more than `limit` bytes have come.
+    /// - Parameters:
+    ///   - descriptor: An open descriptor; left open.
+    ///   - limit: The most bytes wanted.
+    ///   - chunkSize: The size of each `read(2)`.
+    /// - Throws: ``Failure`` when a read fails (other than by an interrupt).
+    static func read(_ descriptor: Int32, limit: Int, chunkSize: Int = 64 * 1024) throws(Failure) -> Contents {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        while bytes.count <= limit {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return Contents(bytes: bytes, isComplete: true) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(code: errno)
+            }
+            bytes += chunk[0..<count]
+        }
+        return Contents(bytes: bytes, isComplete: false)
+    }
+
+    /// The file at `path`, read to its end (a `/proc` file too), or up to `limit` bytes and a
+    /// chunk: `nil` when it cannot be opened or read.
+    static func read(path: String, limit: Int = 64 << 20) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        return try? read(descriptor, limit: limit).bytes
+    }
+}
