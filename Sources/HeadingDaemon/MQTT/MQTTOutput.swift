@@ -155,7 +155,23 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil else { break }
         }
         observation.cancel()
-        journalQueue.sync {}  // what the center gave is journalled (and published, if connected)
+        // The stop waits (for the journal's queue, the broker, the client's thread): on a thread
+        // of its own, not one of the cooperative pool's two.
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                self.finish(client)
+                continuation.resume()
+            }
+        }
+        connected?.set(to: 0)
+    }
+
+    /// The end of a run, blocking: what the center gave is journalled (and published, if
+    /// connected), a connected client says offline and waits up to 0.4 s for the broker's
+    /// acknowledgement, and the client stops within 0.5 s more — inside headingd's 1.5 s stop
+    /// deadline.
+    private func finish(_ client: MosquittoClient) {
+        journalQueue.sync {}
         // A clean stop says offline itself: the broker sends no will on a clean disconnect.
         if client.isConnected {
             let message = MosquittoClient.Message(
@@ -163,14 +179,10 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             )
             if let id = client.publish(message) {
                 state.withLock { $0.offlineMessage = id }
-                _ = await withCheckedContinuation { continuation in
-                    DispatchQueue.global().async { continuation.resume(returning: self.offlineAcknowledged.wait(timeout: .now() + 0.4)) }
-                }
+                _ = offlineAcknowledged.wait(timeout: .now() + 0.4)
             }
         }
-        // Within headingd's 1.5 s stop deadline, with the acknowledgement's 0.4 s before.
         client.stop(within: 0.5)
-        connected?.set(to: 0)
     }
 
     // MARK: Events from the center (the posting thread)
