@@ -61,28 +61,11 @@ struct HeadingdMQTTFleetTests {
 
     /// mosquitto in the shore's namespace, on 1883 of every address there, keeping the shore's
     /// persistent session across its restart.
-    static func broker(_ fleet: Fleet, directory: URL) throws -> DaemonProcess {
-        let configuration = """
-            listener 1883 0.0.0.0
-            allow_anonymous false
-            password_file \(directory.path)/passwords
-            persistence true
-            persistence_location \(directory.path)/
-            autosave_interval 1
-            log_dest stderr
-            log_type error
-            log_type warning
-            log_type notice
-            log_type information
-            """
-        try Data(configuration.utf8).write(to: directory.appendingPathComponent("fleet.conf"))
-        let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
-        let broker = DaemonProcess(
-            arguments: Fleet.inside(fleet.shore) + ["/usr/bin/python3", "-c", unblocked, "/usr/sbin/mosquitto", "-c", directory.appendingPathComponent("fleet.conf").path],
-            executable: "/usr/bin/env"
-        )
-        try broker.start()
-        return broker
+    static func broker(_ fleet: Fleet, directory: URL) async throws -> DaemonProcess {
+        let extra = "persistence true\npersistence_location \(directory.path)/\nautosave_interval 1"
+        let file = directory.appendingPathComponent("fleet.conf")
+        try Data(HeadingdMQTTTests.Broker.configuration(listener: "1883 0.0.0.0", directory: directory, extra: extra).utf8).write(to: file)
+        return try await HeadingdMQTTTests.Broker.launch(file, launcher: Fleet.inside(fleet.shore))
     }
 
     static func vessel(_ fleet: Fleet, _ index: Int, directory: URL) -> DaemonProcess {
@@ -101,9 +84,7 @@ struct HeadingdMQTTFleetTests {
         let fleet = try Fleet(vessels: 3)
         let directory = try HeadingdMQTTTests.Broker.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var broker = try Self.broker(fleet, directory: directory)
-        // "running" is written after the listeners are open; "Opening … listen socket" before the bind.
-        #expect(await broker.wait(timeout: .seconds(10), untilErrorsContain: " running"), "\(broker.errors)")
+        var broker = try await Self.broker(fleet, directory: directory)
         // The shore: a persistent session (QoS 1), so that the broker keeps what comes while it
         // restarts. Each line: topic, retained flag, payload (after its restart the broker sends
         // the retained messages again, flagged: the state, not a change seen twice).
@@ -128,8 +109,7 @@ struct HeadingdMQTTFleetTests {
         // The broker restarts meanwhile (its persistence keeps the shore's session).
         broker.send(SIGTERM)
         #expect(await broker.waitForExit(timeout: .seconds(10)))
-        broker = try Self.broker(fleet, directory: directory)
-        #expect(await broker.wait(timeout: .seconds(10), untilErrorsContain: " running"), "\(broker.errors)")
+        broker = try await Self.broker(fleet, directory: directory)
         // And vessel 2's headingd restarts, its journal kept.
         let fault = "headingd: fault: simulation: deviceLost"
         #expect(await vessels[1].wait(timeout: .seconds(40), untilErrors: { $0.components(separatedBy: fault).count > 1 }))

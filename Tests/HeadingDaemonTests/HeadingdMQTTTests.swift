@@ -24,33 +24,47 @@ struct HeadingdMQTTTests {
             self.port = port
             let directory = try directory ?? Self.makeDirectory()
             self.directory = directory
-            var configuration = """
-                listener \(port) 127.0.0.1
-                allow_anonymous false
-                password_file \(directory.path)/passwords
-                persistence false
-                log_dest stderr
-                log_type error
-                log_type warning
-                log_type notice
-                log_type information
-                """
+            var extra = "persistence false"
             if tls {
-                configuration += "\ncafile \(directory.path)/ca.pem\ncertfile \(directory.path)/server.pem\nkeyfile \(directory.path)/server.key\ntls_version tlsv1.2\n"
+                extra += "\ncafile \(directory.path)/ca.pem\ncertfile \(directory.path)/server.pem\nkeyfile \(directory.path)/server.key\ntls_version tlsv1.2"
             }
-            try Data(configuration.utf8).write(to: directory.appendingPathComponent("mosquitto.conf"))
+            let file = directory.appendingPathComponent("mosquitto.conf")
+            try Data(Self.configuration(listener: "\(port) 127.0.0.1", directory: directory, extra: extra).utf8).write(to: file)
+            process = try await Self.launch(file)
+            #expect(process.errors.contains("Opening ipv4 listen socket on port \(port)"), "\(process.errors)")
+        }
+
+        /// mosquitto's configuration: `listener`, the users of `directory`'s password file and
+        /// no one else, everything but debug logged to standard error; then the `extra` lines.
+        static func configuration(listener: String, directory: URL, extra: String) -> String {
+            """
+            listener \(listener)
+            allow_anonymous false
+            password_file \(directory.path)/passwords
+            log_dest stderr
+            log_type error
+            log_type warning
+            log_type notice
+            log_type information
+            \(extra)
+
+            """
+        }
+
+        /// Starts Debian's mosquitto on `file` (behind `launcher`, such as `ip netns exec NAME`)
+        /// and returns once it runs: its " running" line comes after the listeners are open
+        /// ("Opening … listen socket" is written before the bind: a client started on that line
+        /// alone could be refused and exit).
+        static func launch(_ file: URL, launcher: [String] = []) async throws -> DaemonProcess {
             // Through Python, which unblocks SIGHUP first: the test process blocks it (headingd's
             // reload tests), a child inherits the mask, and mosquitto would never reload.
             let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
-            process = DaemonProcess(
-                arguments: ["-c", unblocked, "/usr/sbin/mosquitto", "-c", directory.appendingPathComponent("mosquitto.conf").path],
-                executable: "/usr/bin/python3"
+            let process = DaemonProcess(
+                arguments: launcher + ["/usr/bin/python3", "-c", unblocked, "/usr/sbin/mosquitto", "-c", file.path], executable: "/usr/bin/env"
             )
             try process.start()
-            // "running" comes after the listener is open ("Opening ... listen socket" before its
-            // bind: a client started on that line alone could be refused and exit).
             #expect(await process.wait(timeout: .seconds(10), untilErrorsContain: " running"), "\(process.errors)")
-            #expect(process.errors.contains("Opening ipv4 listen socket on port \(port)"), "\(process.errors)")
+            return process
         }
 
         /// A directory with a password file: `vessel` / `sea-secret` (unless `vessel` is false),
