@@ -35,11 +35,18 @@ struct DebianPackageTests {
         return deb
     }
 
+    /// The package's files, unpacked by dpkg into a directory of their own (the caller removes it).
+    static func unpacked(_ deb: URL) async throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-deb-\(UUID().uuidString)")
+        let unpack = try await run("/usr/bin/dpkg", ["-x", deb.path, root.path])
+        guard unpack.status == 0 else { throw POSIXError(.EIO, message: "dpkg -x \(deb.path) failed (\(unpack.status)): \(unpack.output)") }
+        return root
+    }
+
     @Test func thePackageHoldsTheDaemonTheUnitAndTheConfigurationAsAConffile() async throws {
         let deb = try await Self.package()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-deb-\(UUID().uuidString)")
+        let root = try await Self.unpacked(deb)
         defer { try? FileManager.default.removeItem(at: root) }
-        #expect(try await Self.run("/usr/bin/dpkg", ["-x", deb.path, root.path]).status == 0)
 
         let binary = root.appendingPathComponent("usr/bin/headingd").path
         #expect(FileManager.default.isExecutableFile(atPath: binary))
@@ -88,9 +95,8 @@ struct DebianPackageTests {
     /// exports no symbols: the toolchain's -export-dynamic would put 32,000 in it, read at start.
     @Test func theBinaryIsAPIEThatExportsNoSymbols() async throws {
         let deb = try await Self.package()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-elf-\(UUID().uuidString)")
+        let root = try await Self.unpacked(deb)
         defer { try? FileManager.default.removeItem(at: root) }
-        #expect(try await Self.run("/usr/bin/dpkg", ["-x", deb.path, root.path]).status == 0)
         let binary = root.appendingPathComponent("usr/bin/headingd").path
         let header = try await Self.run("/usr/bin/readelf", ["-h", binary]).output
         #expect(header.contains("DYN (Position-Independent Executable file)"), "\(header)")
@@ -108,9 +114,8 @@ struct DebianPackageTests {
     /// The man page is generated from the options' definitions, so it names every option `--help` names.
     @Test func theManPageNamesEveryOptionOfTheHelp() async throws {
         let deb = try await Self.package()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-man-\(UUID().uuidString)")
+        let root = try await Self.unpacked(deb)
         defer { try? FileManager.default.removeItem(at: root) }
-        #expect(try await Self.run("/usr/bin/dpkg", ["-x", deb.path, root.path]).status == 0)
         let page = root.appendingPathComponent("usr/share/man/man1/headingd.1.gz").path
         #expect(FileManager.default.fileExists(atPath: page))
         let rendered = try await Command.run("/usr/bin/man", ["--warnings", "-l", page])
