@@ -164,58 +164,21 @@ let benchmarks: @Sendable () -> Void = {
     let liveSource = ScriptedHeadingSource()
     let livePipeline = Pipeline(source: liveSource)
     livePipeline.proxy.enable()
-    Benchmark(
-        "latency bytes in → observer (HDT), one every 100 ms",
-        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
-    ) { benchmark in
-        var decoder = HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
-        try await Task.sleep(for: .milliseconds(100))
-        benchmark.startMeasurement()
+    coldBenchmark("latency bytes in → observer (HDT)", prepare: { HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception) }) { decoder in
         if let report = decoder.decode(hdt, number: 1, receivedAt: Date()).report { liveSource.send(report) }
-        benchmark.stopMeasurement()
-        blackHole(livePipeline.received.value)
     }
 
     // Its stages alone at the same rate, to see which the cold path's time is: the decoder, the
     // split of a line alone, and a bare post of a heading notification to one observer (no proxy,
     // no bridge); and two baselines as cold: reading the clock, one allocation and its free.
-    Benchmark(
-        "latency stage: decode HDT, one every 100 ms",
-        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
-    ) { benchmark in
-        var decoder = HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
-        try await Task.sleep(for: .milliseconds(100))
-        benchmark.startMeasurement()
+    coldBenchmark("latency stage: decode HDT", prepare: { HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception) }) { decoder in
         blackHole(decoder.decode(hdt, number: 1, receivedAt: Date()).report)
-        benchmark.stopMeasurement()
     }
-    Benchmark(
-        "latency stage: split HDT into an NMEASentence, one every 100 ms",
-        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
-    ) { benchmark in
-        try await Task.sleep(for: .milliseconds(100))
-        benchmark.startMeasurement()
-        blackHole(try? NMEASentence(hdt[...]))
-        benchmark.stopMeasurement()
-    }
-    Benchmark(
-        "latency baseline: Date(), one every 100 ms",
-        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
-    ) { benchmark in
-        try await Task.sleep(for: .milliseconds(100))
-        benchmark.startMeasurement()
-        blackHole(Date())
-        benchmark.stopMeasurement()
-    }
-    Benchmark(
-        "latency baseline: an array of 64 bytes made and freed, one every 100 ms",
-        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
-    ) { benchmark in
-        try await Task.sleep(for: .milliseconds(100))
-        benchmark.startMeasurement()
+    coldBenchmark("latency stage: split HDT into an NMEASentence") { blackHole(try? NMEASentence(hdt[...])) }
+    coldBenchmark("latency baseline: Date()") { blackHole(Date()) }
+    coldBenchmark("latency baseline: an array of 64 bytes made and freed") {
         let bytes = [UInt8](repeating: 1, count: 64)
         blackHole(bytes)
-        benchmark.stopMeasurement()
     }
     // The same heading to a subscriber of the proxy's publisher instead of an observer of a
     // center: what a path without swift-foundation's post would cost cold.
@@ -224,32 +187,21 @@ let benchmarks: @Sendable () -> Void = {
     let subscribedCount = Counter()
     let subscription = subscribedProxy.publisher.sink { _ in subscribedCount.increment() }
     subscribedProxy.enable()
-    Benchmark(
-        "latency stage: bytes in → a subscriber of the proxy's publisher (no center), one every 100 ms",
-        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
-    ) { benchmark in
-        var decoder = HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
-        try await Task.sleep(for: .milliseconds(100))
-        benchmark.startMeasurement()
+    coldBenchmark(
+        "latency stage: bytes in → a subscriber of the proxy's publisher (no center)",
+        prepare: { () -> HeadingLineDecoder in
+            withExtendedLifetime(subscription) {}
+            return HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
+        }
+    ) { decoder in
         if let report = decoder.decode(hdt, number: 1, receivedAt: Date()).report { subscribedSource.send(report) }
-        benchmark.stopMeasurement()
-        blackHole(subscribedCount.value)
-        blackHole(subscription)
     }
     let coldCenter = NotificationCenter()
     let coldReceived = Counter()
     let coldToken = coldCenter.addHeadingEventObserver { _ in coldReceived.increment() }
     let coldHeading = Heading(trueHeading: 274.07, magneticHeading: nil, timestamp: Date(), source: "benchmark")
-    Benchmark(
-        "latency stage: post a heading notification, one every 100 ms",
-        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
-    ) { benchmark in
-        try await Task.sleep(for: .milliseconds(100))
-        benchmark.startMeasurement()
+    coldBenchmark("latency stage: post a heading notification", prepare: { withExtendedLifetime(coldToken) {} }) { _ in
         coldCenter.post(Notification.heading(.heading(coldHeading), object: nil))
-        benchmark.stopMeasurement()
-        blackHole(coldReceived.value)
-        blackHole(coldToken)
     }
 
     // MARK: The whole replay source, flat out, over a generated file
@@ -326,4 +278,25 @@ func generatedRecording(sentences: Int) throws -> String {
     }
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     return path
+}
+
+/// `name` + ", one every 100 ms": `measured` timed once after each 100 ms asleep, as a 10 Hz
+/// sensor wakes headingd, so that the caches are as cold as they are live (a loop keeps them
+/// warm). `prepare` runs before the sleep, untimed, and gives `measured` what it works on.
+func coldBenchmark<Prepared>(_ name: String, prepare: @escaping () -> Prepared, _ measured: @escaping (inout Prepared) -> Void) {
+    Benchmark(
+        name + ", one every 100 ms",
+        configuration: .init(metrics: [.wallClock], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 200)
+    ) { benchmark in
+        var prepared = prepare()
+        try await Task.sleep(for: .milliseconds(100))
+        benchmark.startMeasurement()
+        measured(&prepared)
+        benchmark.stopMeasurement()
+    }
+}
+
+/// ``coldBenchmark(_:prepare:_:)`` for work that needs nothing prepared.
+func coldBenchmark(_ name: String, _ measured: @escaping () -> Void) {
+    coldBenchmark(name, prepare: {}) { _ in measured() }
 }
