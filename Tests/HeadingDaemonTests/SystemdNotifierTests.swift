@@ -117,7 +117,10 @@ struct SystemdNotifierTests {
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
         #expect(daemon.exitedNormally && daemon.terminationStatus == 0, "stderr: \(daemon.errors)")
         #expect(!daemon.errors.contains("stopping at once"), "\(daemon.errors)")
-        #expect(ContinuousClock.now - stop < .seconds(1.4))
+        // When the exit was seen by the thread that reaps it, not when a busy pool let this test
+        // run again (2.4 s once, on a machine running two suites at once).
+        let exited = try #require(daemon.exitedAt)
+        #expect(exited - stop < .seconds(1.4), "stopped \(exited - stop) after SIGTERM")
     }
 
     @Test func withoutNotifySocketNothingIsSent() async throws {
