@@ -54,6 +54,12 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         var publishedPaths: Set<String> = []
         /// Journal rows in flight, by message id.
         var inFlight: [Int32: Int64] = [:]
+        /// Whether the journal's backlog is still to be sent on the present connection (from the
+        /// start, and from each connection until its replay has run): until then a new change
+        /// waits in the journal behind the older ones, so that the broker gets them in order.
+        var awaitingReplay = true
+        /// Counts connections and disconnections: a replay ends the wait only for its own connection.
+        var linkChanges = 0
         var offlineMessage: Int32?
         var lastFailure: String?
         /// Each notification path's last state journalled: only a change is journalled again.
@@ -215,7 +221,8 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
                     MosquittoClient.Message(topic: topic, payload: MQTTPayload.notification(notification, id: id), qos: 1, retain: true)
                 }
                 if dropped > 0 { logger.warning("MQTT: the journal is full: its \(dropped) oldest messages were dropped unsent") }
-                send(entry)
+                // Behind a backlog not yet replayed, it waits its turn in the journal.
+                if !state.withLock({ $0.awaitingReplay }) { send(entry) }
             } catch {
                 logger.error("MQTT: cannot write to the journal: \(error); \(notification.path) is published without it")
                 _ = state.withLock { $0.client }?.publish(
@@ -227,12 +234,16 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     }
 
     /// Publishes a journal entry, if connected (else it waits in the journal for the connection).
-    private func send(_ entry: MQTTJournal.Entry) {
-        state.withLock { state in
-            guard let client = state.client, let id = client.publish(entry.message) else { return }
+    /// - Returns: Whether it was published.
+    @discardableResult
+    private func send(_ entry: MQTTJournal.Entry) -> Bool {
+        let sent = state.withLock { state in
+            guard let client = state.client, let id = client.publish(entry.message) else { return false }
             state.inFlight[id] = entry.id
+            return true
         }
-        metrics?.messagesSent.increment()
+        if sent { metrics?.messagesSent.increment() }
+        return sent
     }
 
     // MARK: The rate timer
@@ -287,27 +298,40 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         logger.notice("MQTT: connected to \(configuration.broker)")
         connected?.set(to: 1)
         metrics?.clients.set(to: 1)
-        let journal = state.withLock { state -> MQTTJournal? in
+        let (journal, link) = state.withLock { state -> (MQTTJournal?, Int) in
             state.lastFailure = nil
             state.inFlight = [:]
+            state.awaitingReplay = true
+            state.linkChanges += 1
             state.published = nil  // the newest heading goes out again on the next tick
             state.publishedAt = nil
-            return state.journal
+            return (state.journal, state.linkChanges)
         }
         _ = client.publish(
             MosquittoClient.Message(
                 topic: "\(configuration.prefix)/status", payload: MQTTPayload.status(online: true, at: Date(), version: Headingd.version), qos: 1, retain: true
             )
         )
-        // What the broker has not acknowledged, in order.
+        // What the broker has not acknowledged, in order, then what comes new (a change
+        // journalled before this runs waits for it: a run saw a new change overtake the backlog).
         journalQueue.async { [self] in
-            // Those a change published since the connection are in flight already.
             let flying = state.withLock { Set($0.inFlight.values) }
-            for entry in (try? journal?.pending()) ?? [] where !flying.contains(entry.id) { send(entry) }
+            // Stopped at the first that cannot be published (the link has gone again): the rest,
+            // and what comes meanwhile, wait for the next connection's replay, in order.
+            for entry in (try? journal?.pending()) ?? [] where !flying.contains(entry.id) {
+                guard send(entry) else { return }
+            }
+            state.withLock { state in
+                if state.linkChanges == link { state.awaitingReplay = false }
+            }
         }
     }
 
     func mosquittoDisconnected(_ client: MosquittoClient, reason: String, retryIn: Double?) {
+        state.withLock { state in
+            state.awaitingReplay = true
+            state.linkChanges += 1
+        }
         connected?.set(to: 0)
         metrics?.clients.set(to: 0)
         guard let retryIn else { return }
