@@ -35,6 +35,24 @@ public enum PortReservation {
     /// The descriptors holding the reservations, open until the process ends.
     private static let held = Mutex<[Int32]>([])
 
+    /// Whether a held descriptor is still a TCP socket bound to `port` (for a failure's message:
+    /// a stray `close` elsewhere in the process would free the port for anyone).
+    public static func holds(_ port: UInt16) -> Bool {
+        held.withLock { descriptors in
+            descriptors.contains { descriptor in
+                var address = sockaddr_in()
+                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                var type: Int32 = 0
+                var typeLength = socklen_t(MemoryLayout<Int32>.size)
+                let named = withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+                }
+                return named == 0 && getsockopt(descriptor, SOL_SOCKET, SO_TYPE, &type, &typeLength) == 0
+                    && type == Int32(SOCK_STREAM.rawValue) && UInt16(bigEndian: address.sin_port) == port
+            }
+        }
+    }
+
     private static func tryReserve() -> UInt16? {
         let stream = boundSocket(type: SOCK_STREAM, port: 0)
         guard stream >= 0 else { return nil }

@@ -56,6 +56,7 @@ struct HeadingdStatusTests {
         return """
             the test's headingd: PID \(expected.processIdentifier), \(expected.exitedAt == nil ? "running" : "exited \(expected.terminationStatus)")
             listening on \(port): \(listeners)
+            the test process still reserves \(port): \(PortReservation.holds(port))
             headingd processes:
             \(headingds)
             its standard error (the end): \(errors.suffix(2000))
