@@ -36,7 +36,7 @@ final class OutputMetrics: Sendable {
             name: "headingd_output_clients_dropped_total", labels: labels, help: "Clients refused at the cap or disconnected for reading nothing"
         ))
         messagesSent = Count(registry.counter(
-            name: "headingd_output_messages_total", labels: labels, help: "Messages written: a heading's sentences to a client, or a Signal K delta"
+            name: "headingd_output_messages_total", labels: labels, help: "Messages written: a heading's sentences to a client, a Signal K delta, or an MQTT message published"
         ))
         messagesDropped = Count(registry.counter(name: "headingd_output_messages_dropped_total", labels: labels, help: "Messages a slow client never got"))
     }
