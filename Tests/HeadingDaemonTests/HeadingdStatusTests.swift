@@ -136,6 +136,43 @@ struct HeadingdStatusTests {
         #expect(daemon.terminationStatus == 0)
     }
 
+    /// Read-only on either listener: a write to any path — served, unknown, or unknown under a
+    /// served one — is 405, never 404 (the router matches paths before methods), and reads are
+    /// unchanged.
+    @Test(arguments: [false, true]) func everyPathRefusesWritesOnEitherListener(signalK: Bool) async throws {
+        let port = GPSFake.freePort()
+        let listener = signalK ? ["--signalk", "--signalk-listen", "127.0.0.1:\(port)"] : ["--http-listen", "127.0.0.1:\(port)"]
+        let daemon = DaemonProcess(arguments: ["--status", "--metrics", "--format", "json"] + listener)
+        try daemon.start()
+        let ready = signalK ? "Signal K on 127.0.0.1:\(port)" : "status page on http://127.0.0.1:\(port)/"
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: ready), "\(daemon.errors)")
+        let paths = ["/", "/status.json", "/status.js", "/status/none", "/metrics", "/signalk", "/signalk/v1/api/", "/signalk/v9/x", "/no/such"]
+        let script = """
+            import http.client, sys
+            for method in ("GET", "PUT", "POST", "DELETE", "PATCH"):
+                for path in sys.argv[2:]:
+                    if method == "GET" and path == "/status/events": continue
+                    connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
+                    connection.request(method, path, body=b"{}" if method != "GET" else None)
+                    print(method, path, connection.getresponse().status)
+                    connection.close()
+            """
+        let (status, output, errors) = try await Command.run("/usr/bin/python3", ["-c", script, "\(port)"] + paths)
+        #expect(status == 0, "\(errors)")
+        let answers = Dictionary(uniqueKeysWithValues: output.split(separator: "\n").map { line -> (String, Int) in
+            let fields = line.split(separator: " ")
+            return ("\(fields[0]) \(fields[1])", Int(fields[2]) ?? 0)
+        })
+        for method in ["PUT", "POST", "DELETE", "PATCH"] {
+            for path in paths { #expect(answers["\(method) \(path)"] == 405, "\(method) \(path): \(answers["\(method) \(path)"] ?? 0)") }
+        }
+        let served = ["/", "/status.json", "/status.js", "/metrics"] + (signalK ? ["/signalk", "/signalk/v1/api/"] : [])
+        for path in paths { #expect((answers["GET \(path)"] == 200) == served.contains(path), "GET \(path): \(answers["GET \(path)"] ?? 0)") }
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0)
+    }
+
     /// The page, its script, style sheet and icon: small, with the policy on each.
     @Test func thePageIsSmallAndServedUnderItsPolicy() async throws {
         let total = [StatusPage.html, StatusPage.css, StatusPage.javaScript, StatusPage.favicon].map(\.utf8.count).reduce(0, +)

@@ -63,10 +63,8 @@ final class HTTPOutput: Service, Sendable {
         let router = Router()
         if let metrics { router.get("metrics") { _, _ -> Response in Self.response(metrics) } }
         status?.add(to: router)
-        for method in [HTTPRequest.Method.put, .post, .delete, .patch] {
-            router.on("**", method: method) { _, _ -> Response in
-                Response(status: .methodNotAllowed, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "headingd is read-only\n")))
-            }
+        router.refuseWrites {
+            Response(status: .methodNotAllowed, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "headingd is read-only\n")))
         }
         let guardian = HTTPConnectionGuard(limits: configuration.limits, logger: logger)
         let idleTimeout = configuration.limits.idleTimeout

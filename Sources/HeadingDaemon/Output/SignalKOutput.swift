@@ -185,13 +185,7 @@ final class SignalKOutput: Service, Sendable {
         configuration.history?.add(to: router)
         router.get("signalk/v1/api", use: api)
         router.get("signalk/v1/api/**", use: api)
-        // Read-only, whatever the path: the router matches a path before its method, so each path
-        // that has a GET has the refusal too.
-        for method in [HTTPRequest.Method.put, .post, .delete, .patch] {
-            for path in ["**", "signalk", "signalk/v1/api", "signalk/v1/api/**", "signalk/v1/stream"] {
-                router.on(RouterPath(path), method: method) { _, _ -> Response in Self.error(.methodNotAllowed, "headingd is read-only") }
-            }
-        }
+        router.refuseWrites { Self.error(.methodNotAllowed, "headingd is read-only") }
         return router
     }
 
