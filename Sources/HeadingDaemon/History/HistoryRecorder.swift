@@ -37,11 +37,7 @@ final class HistoryRecorder: Service, Sendable {
 
     /// Records until shutdown, then writes what waits.
     func run() async throws {
-        let token = center.addObserver(forName: nil, object: nil, queue: nil) { [self] notification in
-            let last = notification.forEachNonHeadingEvent { record($0) }
-            if let last { record(.heading(last)) }
-        }
-        let observation = HeadingObservation(center: center, token: token)
+        let observation = center.addLatestHeadingEventObserver { [self] in record($0) }
         try? await gracefulShutdown()
         observation.cancel()
         queue.sync { flush() }

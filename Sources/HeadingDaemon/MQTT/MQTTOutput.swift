@@ -147,11 +147,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     func run() async throws {
         if state.withLock({ $0.client == nil }) { try open() }
         guard let client = state.withLock({ $0.client }) else { return }
-        let token = center.addObserver(forName: nil, object: nil, queue: nil) { [self] notification in
-            let last = notification.forEachNonHeadingEvent { receive($0) }
-            if let last { receive(.heading(last)) }
-        }
-        let observation = HeadingObservation(center: center, token: token)
+        let observation = center.addLatestHeadingEventObserver { [self] in receive($0) }
         defer { observation.cancel() }
         logger.notice("MQTT to \(configuration.broker) under \(configuration.prefix)/")
         client.start()

@@ -205,10 +205,7 @@ final class HeadingMetrics: Sendable {
     /// steering. Per notification (a flat-out replay's batch is one): only its last heading sets
     /// the gauges, and the source steering is looked at once.
     func observe(_ center: NotificationCenter) -> HeadingObservation {
-        let token = center.addObserver(forName: nil, object: nil, queue: nil) { [self] notification in
-            if let last = notification.forEachNonHeadingEvent({ record($0) }) { record(.heading(last)) }
-        }
-        return HeadingObservation(center: center, token: token)
+        center.addLatestHeadingEventObserver { [self] in record($0) }
     }
 
     /// Records one event of the center's.

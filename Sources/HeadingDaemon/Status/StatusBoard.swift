@@ -97,10 +97,7 @@ final class StatusBoard: Sendable {
 
     /// Records what the center carries, per notification, until the returned value is cancelled.
     func observe(_ center: NotificationCenter) -> HeadingObservation {
-        let token = center.addObserver(forName: nil, object: nil, queue: nil) { [self] notification in
-            if let last = notification.forEachNonHeadingEvent({ record($0) }) { record(.heading(last)) }
-        }
-        return HeadingObservation(center: center, token: token)
+        center.addLatestHeadingEventObserver { [self] in record($0) }
     }
 
     private func delivered(_ count: Int64, by name: String, at now: Date = Date()) {

@@ -52,6 +52,19 @@ extension NotificationCenter {
         return HeadingObservation(center: self, token: token)
     }
 
+    /// Calls `block` with every event posted to this center but, of each batch, only its newest
+    /// heading (after the batch's other events): for an observer that keeps the latest heading
+    /// and counts or records the rest (headingd's metrics, status board, history, MQTT output),
+    /// which then copies one heading a batch instead of one per heading.
+    /// - Parameter block: Called with each event kept.
+    /// - Returns: The observation, as ``addHeadingEventObserver(from:using:)`` returns it.
+    package func addLatestHeadingEventObserver(using block: @escaping @Sendable (HeadingEvent) -> Void) -> HeadingObservation {
+        let token = addObserver(forName: nil, object: nil, queue: nil) { notification in
+            if let last = notification.forEachNonHeadingEvent(block) { block(.heading(last)) }
+        }
+        return HeadingObservation(center: self, token: token)
+    }
+
     /// Every heading event posted to this center from now on, as an async sequence.
     ///
     /// The sequence never finishes by itself; stop iterating (or cancel the task) to end it,
