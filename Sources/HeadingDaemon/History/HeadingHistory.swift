@@ -36,30 +36,27 @@ final class HeadingHistory: Sendable {
     /// Opens (or makes) the history at `path`, or one in memory when `path` is `nil`.
     init(path: String?, days: Double) throws {
         self.days = days
-        var configuration = Configuration()
-        configuration.label = "history"
-        database = try path.map { try DatabaseQueue(path: $0, configuration: configuration) } ?? DatabaseQueue(configuration: configuration)
-        try database.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE IF NOT EXISTS samples (
-                        time REAL PRIMARY KEY,
-                        headingTrue REAL,
-                        headingMagnetic REAL,
-                        source TEXT NOT NULL
-                    );
-                    CREATE TABLE IF NOT EXISTS events (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        time REAL NOT NULL,
-                        kind TEXT NOT NULL,
-                        source TEXT NOT NULL,
-                        code TEXT NOT NULL,
-                        message TEXT NOT NULL
-                    );
-                    CREATE INDEX IF NOT EXISTS events_time ON events (time);
-                    """
-            )
-        }
+        // "IF NOT EXISTS": the files made before the migrator have the tables already.
+        database = try SQLiteStore.open(path: path, label: "history", migrations: [(
+            "v1",
+            """
+            CREATE TABLE IF NOT EXISTS samples (
+                time REAL PRIMARY KEY,
+                headingTrue REAL,
+                headingMagnetic REAL,
+                source TEXT NOT NULL
+            );
+            CREATE TABLE IF NOT EXISTS events (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                time REAL NOT NULL,
+                kind TEXT NOT NULL,
+                source TEXT NOT NULL,
+                code TEXT NOT NULL,
+                message TEXT NOT NULL
+            );
+            CREATE INDEX IF NOT EXISTS events_time ON events (time);
+            """
+        )])
     }
 
     /// Writes samples and events, and forgets what is older than ``days`` before the newest sample.

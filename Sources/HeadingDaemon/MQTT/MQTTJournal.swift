@@ -32,23 +32,20 @@ final class MQTTJournal: Sendable {
     init(path: String?, maximumRows: Int = 100_000, maximumAge: Double = 7 * 86_400) throws {
         self.maximumRows = maximumRows
         self.maximumAge = maximumAge
-        var configuration = Configuration()
-        configuration.label = "mqtt-journal"
-        database = try path.map { try DatabaseQueue(path: $0, configuration: configuration) } ?? DatabaseQueue(configuration: configuration)
-        try database.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE IF NOT EXISTS outbox (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        topic TEXT NOT NULL,
-                        payload BLOB NOT NULL,
-                        qos INTEGER NOT NULL,
-                        retain INTEGER NOT NULL,
-                        created REAL NOT NULL
-                    )
-                    """
+        // "IF NOT EXISTS": the files made before the migrator have the table already.
+        database = try SQLiteStore.open(path: path, label: "mqtt-journal", migrations: [(
+            "v1",
+            """
+            CREATE TABLE IF NOT EXISTS outbox (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                topic TEXT NOT NULL,
+                payload BLOB NOT NULL,
+                qos INTEGER NOT NULL,
+                retain INTEGER NOT NULL,
+                created REAL NOT NULL
             )
-        }
+            """
+        )])
     }
 
     /// Appends a message made from its row's id, and drops the oldest rows past the bounds.
