@@ -312,10 +312,13 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         // journalled before this runs waits for it: a run saw a new change overtake the backlog).
         journalQueue.async { [self] in
             let flying = state.withLock { Set($0.inFlight.values) }
-            // Stopped at the first that cannot be published (the link has gone again): the rest,
-            // and what comes meanwhile, wait for the next connection's replay, in order.
             for entry in (try? journal?.pending()) ?? [] where !flying.contains(entry.id) {
-                guard send(entry) else { return }
+                if send(entry) { continue }
+                // The link has gone again: the rest, and what comes meanwhile, wait for the next
+                // connection's replay, in order. Connected, the one the client refused stays in
+                // the journal and the rest go on: one message must not hold back every other.
+                guard state.withLock({ $0.client?.isConnected }) == true else { return }
+                logger.warning("MQTT: journal message \(entry.id) could not be published; it stays in the journal for the next connection")
             }
             state.withLock { state in
                 if state.linkChanges == link { state.awaitingReplay = false }
