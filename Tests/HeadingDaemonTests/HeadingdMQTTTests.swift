@@ -3,7 +3,10 @@
 
 import Foundation
 import HeadingKitTesting
+import MosquittoClient
 import Testing
+
+@testable import HeadingDaemon
 
 #if canImport(Glibc)
 import Glibc
@@ -337,6 +340,40 @@ struct HeadingdMQTTTests {
         let notifications = Self.notifications(subscriber)
         #expect(notifications.map(\.id) == Array(1...max(1, notifications.count)), "in order, none twice: \(notifications)")
         #expect(notifications.count == changes, "\(notifications.count) notifications for \(changes) fault changes")
+        subscriber.send(SIGTERM)
+        await broker.stop()
+    }
+
+    /// A backlog of six replay windows (a vessel long offline) goes out as acknowledgements make
+    /// room, all of it, in order, with the changes that come meanwhile behind it.
+    @Test func aBacklogLargerThanTheReplayWindowArrivesWholeAndInOrder() async throws {
+        let broker = try await Broker()
+        let journal = broker.directory.appendingPathComponent("journal.sqlite").path
+        let backlog = 6 * MQTTOutput.replayWindow
+        do {
+            let store = try MQTTJournal(path: journal)
+            for _ in 0..<backlog {
+                _ = try store.append { id in
+                    MosquittoClient.Message(
+                        topic: "vessels/test/notifications/navigation/heading/deviceLost",
+                        payload: Array("{\"id\":\(id),\"state\":\"alarm\",\"message\":\"from the backlog\"}".utf8), qos: 1, retain: true
+                    )
+                }
+            }
+        }
+        let subscriber = try Self.subscriber(broker, topic: "vessels/test/notifications/#")
+        #expect(await broker.process.wait(timeout: .seconds(10), untilErrorsContain: "u'shore'"))
+        let daemon = Self.vessel(broker, journal: journal, extra: ["--dropout-interval", "1", "--dropout-duration", "0.5"])
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: "MQTT: connected to"), "\(daemon.errors)")
+        // The backlog and at least two changes of this run's own.
+        #expect(await subscriber.wait(timeout: .seconds(60)) { output, _ in
+            output.components(separatedBy: "\"id\":").count - 1 >= backlog + 2
+        }, "\(subscriber.output.suffix(2000))")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        let ids = Self.notifications(subscriber).map(\.id)
+        #expect(ids.count >= backlog + 2 && ids == Array(1...max(1, ids.count)), "\(ids.count) ids; out of order: \(zip(ids, 1...).filter { $0 != $1 }.prefix(5))")
         subscriber.send(SIGTERM)
         await broker.stop()
     }

@@ -60,6 +60,12 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         var awaitingReplay = true
         /// Counts connections and disconnections: a replay ends the wait only for its own connection.
         var linkChanges = 0
+        /// The last journal row the present connection's replay has read.
+        var replayedThrough: Int64 = 0
+        /// Rows the broker has acknowledged, not yet removed from the journal.
+        var acknowledged: [Int64] = []
+        /// Whether their removal is on the journal's queue already.
+        var removalScheduled = false
         var offlineMessage: Int32?
         var lastFailure: String?
         /// Each notification path's last state journalled: only a change is journalled again.
@@ -299,6 +305,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             state.inFlight = [:]
             state.awaitingReplay = true
             state.linkChanges += 1
+            state.replayedThrough = 0
             state.published = nil  // the newest heading goes out again on the next tick
             state.publishedAt = nil
             return (state.journal, state.linkChanges)
@@ -309,17 +316,36 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             )
         )
         // What the broker has not acknowledged, in order, then what comes new (a change
-        // journalled before this runs waits for it: a run saw a new change overtake the backlog).
-        journalQueue.async { [self] in
-            let flying = state.withLock { Set($0.inFlight.values) }
-            for entry in (try? journal?.pending()) ?? [] where !flying.contains(entry.id) {
-                if send(entry) { continue }
-                // The link has gone again: the rest, and what comes meanwhile, wait for the next
-                // connection's replay, in order. Connected, the one the client refused stays in
-                // the journal and the rest go on: one message must not hold back every other.
-                guard state.withLock({ $0.client?.isConnected }) == true else { return }
-                logger.warning("MQTT: journal message \(entry.id) could not be published; it stays in the journal for the next connection")
-            }
+        // journalled before the replay ends waits for it: a run saw a new change overtake the backlog).
+        guard let journal else { return }
+        journalQueue.async { [self] in replayMore(journal, link: link) }
+    }
+
+    /// The most journal messages a replay leaves unacknowledged at once: the next are read and
+    /// published as acknowledgements come, so a backlog of a week offline (the journal holds up
+    /// to 100,000) is never in memory whole, neither here nor in libmosquitto's queue.
+    static let replayWindow = 100
+
+    /// On the journal's queue: publishes the journal's next rows after those the replay of
+    /// connection `link` has read, up to ``replayWindow`` unacknowledged, and ends the replay
+    /// once none is left. A change journalled meanwhile is one of those rows, so it goes in order.
+    private func replayMore(_ journal: MQTTJournal, link: Int) {
+        let (room, after) = state.withLock { state -> (Int, Int64) in
+            guard state.linkChanges == link, state.awaitingReplay else { return (0, 0) }
+            return (Self.replayWindow - state.inFlight.count, state.replayedThrough)
+        }
+        guard room > 0 else { return }
+        let entries = (try? journal.pending(after: after, limit: room)) ?? []
+        for entry in entries {
+            state.withLock { $0.replayedThrough = entry.id }
+            if send(entry) { continue }
+            // The link has gone again: the rest, and what comes meanwhile, wait for the next
+            // connection's replay, in order. Connected, the one the client refused stays in the
+            // journal and the rest go on: one message must not hold back every other.
+            guard state.withLock({ $0.client?.isConnected }) == true else { return }
+            logger.warning("MQTT: journal message \(entry.id) could not be published; it stays in the journal for the next connection")
+        }
+        if entries.count < room {
             state.withLock { state in
                 if state.linkChanges == link { state.awaitingReplay = false }
             }
@@ -343,18 +369,36 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     }
 
     func mosquittoPublished(_ client: MosquittoClient, messageID: Int32) {
-        let (row, journal, isOffline) = state.withLock { state in
-            (state.inFlight.removeValue(forKey: messageID), state.journal, state.offlineMessage == messageID)
+        let (journal, isOffline, schedule) = state.withLock { state -> (MQTTJournal?, Bool, Bool) in
+            var schedule = false
+            if let row = state.inFlight.removeValue(forKey: messageID) {
+                state.acknowledged.append(row)
+                schedule = !state.removalScheduled
+                state.removalScheduled = true
+            }
+            return (state.journal, state.offlineMessage == messageID, schedule)
         }
         if isOffline { offlineAcknowledged.signal() }
-        guard let row, let journal else { return }
-        journalQueue.async { [self] in
-            do {
-                try journal.remove(row)
-                journalDepth?.set(to: Double((try? journal.count()) ?? 0))
-            } catch {
-                logger.error("MQTT: cannot remove message \(row) from the journal: \(error); it may be published again")
+        guard schedule, let journal else { return }
+        journalQueue.async { [self] in removeAcknowledged(journal) }
+    }
+
+    /// On the journal's queue: removes every row acknowledged since the last removal, in one
+    /// transaction, and lets a replay under way fill the room the acknowledgements made.
+    private func removeAcknowledged(_ journal: MQTTJournal) {
+        let rows = state.withLock { state in
+            defer {
+                state.acknowledged = []
+                state.removalScheduled = false
             }
+            return state.acknowledged
         }
+        do {
+            try journal.remove(rows)
+            journalDepth?.set(to: Double((try? journal.count()) ?? 0))
+        } catch {
+            logger.error("MQTT: cannot remove \(rows.count) acknowledged messages from the journal: \(error); they may be published again")
+        }
+        if let link = state.withLock({ $0.awaitingReplay ? $0.linkChanges : nil }) { replayMore(journal, link: link) }
     }
 }
