@@ -335,7 +335,21 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             return (Self.replayWindow - state.inFlight.count, state.replayedThrough)
         }
         guard room > 0 else { return }
-        let entries = (try? journal.pending(after: after, limit: room)) ?? []
+        let entries: [MQTTJournal.Entry]
+        do {
+            entries = try journal.pending(after: after, limit: room)
+        } catch {
+            // Tried again at the next acknowledgement or connection; new changes wait meanwhile.
+            logger.error("MQTT: cannot read the journal: \(error)")
+            return
+        }
+        var refused: [Int64] = []
+        defer {
+            // One line for a replay's refusals, not one per message.
+            if !refused.isEmpty {
+                logger.warning("MQTT: \(refused.count) journal messages (from \(refused[0])) could not be published; they stay in the journal for the next connection")
+            }
+        }
         for entry in entries {
             state.withLock { $0.replayedThrough = entry.id }
             if send(entry) { continue }
@@ -343,7 +357,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             // connection's replay, in order. Connected, the one the client refused stays in the
             // journal and the rest go on: one message must not hold back every other.
             guard state.withLock({ $0.client?.isConnected }) == true else { return }
-            logger.warning("MQTT: journal message \(entry.id) could not be published; it stays in the journal for the next connection")
+            refused.append(entry.id)
         }
         if entries.count < room {
             state.withLock { state in
