@@ -34,7 +34,7 @@ struct SQLiteStoreTests {
             """)
         for _ in 0..<2 {
             let journal = try MQTTJournal(path: path)
-            let pending = try journal.pending()
+            let pending = try journal.pending(after: 0, limit: 10)
             #expect(pending.map(\.id) == [1] && pending.first?.message.topic == "vessels/a/notifications/x", "\(pending)")
         }
         #expect(try await Self.rows(path, "SELECT identifier FROM grdb_migrations").contains("[('v1',)]"))

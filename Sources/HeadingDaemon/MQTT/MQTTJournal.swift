@@ -72,11 +72,6 @@ final class MQTTJournal: Sendable {
         }
     }
 
-    /// Every row, oldest first.
-    func pending() throws -> [Entry] {
-        try pending(after: 0, limit: Int.max)
-    }
-
     /// The rows after row `id`, oldest first, at most `limit` of them.
     func pending(after id: Int64, limit: Int) throws -> [Entry] {
         try database.read { db in

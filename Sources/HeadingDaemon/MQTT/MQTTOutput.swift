@@ -62,10 +62,9 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         var linkChanges = 0
         /// The last journal row the present connection's replay has read.
         var replayedThrough: Int64 = 0
-        /// Rows the broker has acknowledged, not yet removed from the journal.
+        /// Rows the broker has acknowledged, not yet removed from the journal (when there are,
+        /// their removal is on the journal's queue).
         var acknowledged: [Int64] = []
-        /// Whether their removal is on the journal's queue already.
-        var removalScheduled = false
         var offlineMessage: Int32?
         var lastFailure: String?
         /// Each notification path's last state journalled: only a change is journalled again.
@@ -386,9 +385,8 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         let (journal, isOffline, schedule) = state.withLock { state -> (MQTTJournal?, Bool, Bool) in
             var schedule = false
             if let row = state.inFlight.removeValue(forKey: messageID) {
+                schedule = state.acknowledged.isEmpty  // else the removal waiting on the queue takes it too
                 state.acknowledged.append(row)
-                schedule = !state.removalScheduled
-                state.removalScheduled = true
             }
             return (state.journal, state.offlineMessage == messageID, schedule)
         }
@@ -401,10 +399,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     /// transaction, and lets a replay under way fill the room the acknowledgements made.
     private func removeAcknowledged(_ journal: MQTTJournal) {
         let rows = state.withLock { state in
-            defer {
-                state.acknowledged = []
-                state.removalScheduled = false
-            }
+            defer { state.acknowledged = [] }
             return state.acknowledged
         }
         do {

@@ -16,13 +16,12 @@ extension Router {
         var paths = ["**"]
         for route in routes {
             let components = route.path.description.split(separator: "/")
-            var candidates = [components.joined(separator: "/")]
+            var candidates = [components.isEmpty ? "/" : components.joined(separator: "/")]
             for length in stride(from: 1, to: components.count, by: 1) {
                 candidates.append((components.prefix(length) + ["**"]).joined(separator: "/"))
             }
-            for path in candidates where !path.isEmpty && !paths.contains(path) { paths.append(path) }
+            for path in candidates where !paths.contains(path) { paths.append(path) }
         }
-        if routes.contains(where: { $0.path.description.split(separator: "/").isEmpty }) { paths.append("/") }
         for method in [HTTPRequest.Method.put, .post, .delete, .patch] {
             for path in paths { on(RouterPath(path), method: method) { _, _ -> Response in refusal() } }
         }
