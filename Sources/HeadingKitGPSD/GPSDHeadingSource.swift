@@ -330,6 +330,8 @@ private struct GPSDReader: Sendable {
                 var messageNumber = 0
                 var isWatching = false
                 var silence = SilenceWatch()
+                // A flood of bad sentences: the first reported, then a summary at most every 10 s.
+                var floods = FaultFloodGate()
                 defer { connection.close() }
                 let connectedAt = ContinuousClock.now
                 while !signal.isStopped {
@@ -347,14 +349,15 @@ private struct GPSDReader: Sendable {
                             silence.saw(bytes, address: NMEASentenceSelection.address(of: bytes), taken: true)
                             let report = decoder.decode(bytes, number: messageNumber, receivedAt: Date()).report
                             if case .heading = report { silence.headingDelivered() }
-                            deliver(report)
+                            deliver(report, through: &floods)
                         case .overlong(let length):
                             let report = decoder.overlongLine(length: length, number: messageNumber, receivedAt: Date()).report
                             decoder.countLine(report)
-                            deliver(report)
+                            deliver(report, through: &floods)
                         }
                     }
                     source()?.update(decoder.lineCounts)
+                    for summary in floods.tick(at: .now).summaries { deliver(.fault(summary)) }
                     if let timeout = configuration.silenceTimeout,
                         let reason = silence.silence(at: .now, timeout: timeout, selection: .all)
                     {
@@ -390,6 +393,12 @@ private struct GPSDReader: Sendable {
 
     /// gpsd's answer to `?WATCH`: from here on, messages flow.
     private static let watchReply = Array(#"{"class":"WATCH""#.utf8)
+
+    /// Delivers a report, a fault through the flood gate.
+    private func deliver(_ report: HeadingSourceReport?, through floods: inout FaultFloodGate) {
+        guard case .fault(let fault) = report else { return deliver(report) }
+        deliver(floods.admit(fault, at: .now).map { .fault($0) })
+    }
 
     private func deliver(_ report: HeadingSourceReport?) {
         guard let report, !signal.isStopped else { return }

@@ -172,3 +172,70 @@ private final class TryingSource: HeadingSource, HeadingSourceDelegate, @uncheck
         delegate?.headingSource(self, didChangeAuthorization: status)
     }
 }
+
+/// The faults that explain a refusal reach every subscriber, before the refusal: a source that
+/// reports `permissionDenied` with its reason, then `denied`, from `requestAuthorization()` (the
+/// pattern the docs show). Headings queued before the refusal go; the faults do not.
+struct HeadingProxyRefusalReasonTests {
+    @Test func theRefusalsFaultIsDeliveredBeforeItOnAQueue() async {
+        let queue = DispatchQueue(label: "test.refusal-reason")
+        let source = RefusingSource()
+        let proxy = HeadingProxy(source: source, delivery: .queue(queue))
+        let faults = proxy.faults()
+        let recorder = EventRecorder()
+        let cancellable = proxy.publisher.sink { @Sendable event in recorder.record(event) }
+        defer { cancellable.cancel() }
+        queue.suspend()  // everything the source says waits for its turn
+        proxy.enable()
+        queue.resume()
+        queue.sync {}
+        let kinds = recorder.events.map { event -> String in
+            if let fault = event.fault { return "fault \(fault.code)" }
+            if case .authorizationChanged(let status) = event { return "authorization \(status)" }
+            return "heading"
+        }
+        #expect(kinds == ["fault permissionDenied", "authorization denied"])
+        #expect(recorder.events.first?.fault?.reason == RefusingSource.reason)
+        #expect(await Self.first(of: faults)?.reason == RefusingSource.reason)
+    }
+
+    @Test func theRefusalsFaultReachesAProxyMadeOnTheMainThread() async {
+        let source = RefusingSource()
+        let proxy = await MainActor.run { HeadingProxy(source: source) }  // delivers on the main queue
+        let faults = proxy.faults()
+        proxy.enable()
+        #expect(await Self.first(of: faults)?.reason == RefusingSource.reason)
+        #expect(proxy.authorizationStatus == .denied)
+    }
+
+    /// The first element of a sequence, or `nil` after 10 s.
+    static func first(of faults: AsyncStream<HeadingFault>) async -> HeadingFault? {
+        await withTaskGroup(of: HeadingFault?.self) { group in
+            group.addTask {
+                for await fault in faults { return fault }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+}
+
+/// A source refused as the docs show: its reason, then `denied`, from `requestAuthorization()`.
+private final class RefusingSource: HeadingSource, @unchecked Sendable {
+    // @unchecked: `delegate` is set once by the proxy before any report, then only read.
+    static let reason = "cannot read /dev/ttyUSB0: Permission denied (is this user in the dialout group?)"
+    let name = "serial:///dev/ttyUSB0"
+    weak var delegate: (any HeadingSourceDelegate)?
+    func requestAuthorization() {
+        delegate?.headingSource(self, didFailWith: HeadingFault(code: .permissionDenied, source: name, reason: Self.reason))
+        delegate?.headingSource(self, didChangeAuthorization: .denied)
+    }
+    func start() {}
+    func stop() {}
+}

@@ -99,6 +99,11 @@ struct StatusCommand: AsyncParsableCommand {
         func degrees(_ value: Double?, _ suffix: String) -> String? { value.map { String(format: "%.1f° %@", $0, suffix) } }
         let values = [degrees(heading.trueHeading, "true"), degrees(heading.magneticHeading, "magnetic")].compactMap { $0 }
         let state = switch heading.state {
+        case "ok" where !report.isHealthy:
+            // The heading is fresh, but no source delivers now (a dropout's first moments): the
+            // line says why the exit status is 3.
+            "NOT HEALTHY: \(duration(heading.ageSeconds)) old, but no source is healthy ("
+                + (report.sources.isEmpty ? "no sources" : report.sources.map { "\($0.name) \($0.state)" }.joined(separator: ", ")) + ")"
         case "ok": "ok, \(duration(heading.ageSeconds)) old"
         case "stale": "STALE for \(duration(heading.ageSeconds))"
         default: "NO HEADING for \(duration(heading.ageSeconds))"

@@ -15,27 +15,36 @@ enum SignalKIdentity {
     /// A new identity: `urn:mrn:signalk:uuid:` and a random (version 4) UUID.
     static func generated() -> String { SignalKDeltaEncoder.selfURN(for: UUID()) }
 
-    /// The identity kept in `directory`, made and written there when there is none (or it is not a
-    /// valid URN); a new one for this run alone when there is no directory or it cannot be written.
-    /// - Returns: The URN, and a sentence for the log when it was generated.
-    static func kept(in directory: String?) -> (urn: String, note: String?) {
+    /// The identity kept in `directory`, made and written there when there is none; a new one for
+    /// this run alone when there is no directory or it cannot be written. A file that holds no
+    /// valid URN (damaged) is moved aside (``DamagedFile``), never silently overwritten.
+    /// - Returns: The URN, a sentence for the log when it was generated, and one for an error
+    ///   when the file was damaged.
+    static func kept(in directory: String?) -> (urn: String, note: String?, damage: String?) {
         guard let directory, !directory.isEmpty else {
             let urn = generated()
-            return (urn, "Signal K: no state directory ($STATE_DIRECTORY); this run's vessel is \(urn) (set outputs.signalk.self to keep one)")
+            return (urn, "Signal K: no state directory ($STATE_DIRECTORY); this run's vessel is \(urn) (set outputs.signalk.self to keep one)", nil)
         }
         // A state directory may list several (colon-separated); the first is headingd's.
         let path = URL(fileURLWithPath: String(directory.split(separator: ":").first ?? ""), isDirectory: true).appendingPathComponent(fileName)
+        var damage: String?
         if let handle = FileHandle(forReadingAtPath: path.path) {
-            defer { try? handle.close() }
             let text = String(decoding: (try? handle.read(upToCount: 256)) ?? Data(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            if SignalKDeltaEncoder.isVesselURN(text) { return (text, nil) }
+            try? handle.close()
+            if SignalKDeltaEncoder.isVesselURN(text) { return (text, nil, nil) }
+            do {
+                let aside = try DamagedFile.setAside(path.path)
+                damage = "Signal K: \(path.path) holds no vessel URN (damaged?): moved aside to \(aside); a new identity is made"
+            } catch {
+                damage = "Signal K: \(path.path) holds no vessel URN (damaged?), and \(error)"
+            }
         }
         let urn = generated()
         do {
             try Data((urn + "\n").utf8).write(to: path, options: .atomic)
-            return (urn, "Signal K: this vessel is \(urn), kept in \(path.path)")
+            return (urn, "Signal K: this vessel is \(urn), kept in \(path.path)", damage)
         } catch {
-            return (urn, "Signal K: cannot keep the vessel's identity in \(path.path) (\(error.localizedDescription)); this run's is \(urn)")
+            return (urn, "Signal K: cannot keep the vessel's identity in \(path.path) (\(error.localizedDescription)); this run's is \(urn)", damage)
         }
     }
 }

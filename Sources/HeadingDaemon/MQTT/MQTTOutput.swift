@@ -118,7 +118,8 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         let journalPath = configuration.settings.journal ?? configuration.stateDirectory.map { "\($0)/mqtt-journal.sqlite" }
         let journal: MQTTJournal
         do {
-            journal = try MQTTJournal(path: journalPath)
+            // A damaged file is moved aside, an unwritable directory means memory: never a reason to stop.
+            journal = try SQLiteStore.opening(path: journalPath, what: "MQTT journal", logger: logger) { try MQTTJournal(path: $0) }.store
         } catch {
             throw OpenError(reason: "cannot open the journal \(journalPath ?? "in memory"): \(error)")
         }

@@ -228,7 +228,8 @@ final class HeadingMetrics: Sendable {
             metrics.up.set(to: 0.0)
             // The registry returns the collector it already has for a name and labels.
             let labels = [("source", source), ("code", code)]
-            registry.counter(name: "headingd_faults_total", labels: labels, help: "Faults, by source and code").increment()
+            // A flood's summary counts every line it stands for.
+            registry.counter(name: "headingd_faults_total", labels: labels, help: "Faults, by source and code").increment(by: Int64(fault.occurrences))
             let active = registry.gauge(name: "headingd_fault_active", labels: labels, help: "1 from a fault until its source recovers")
             active.set(to: 1.0)
             // Kept by source, for the source's recovery to clear.

@@ -271,7 +271,8 @@ struct HistoryStore: Sendable, Hashable {
         do {
             return try Self.opened.withLock { opened in
                 if let history = opened[self] { return history }
-                let history = try HeadingHistory(path: file, days: days)
+                // A damaged file is moved aside, an unwritable directory means memory: never a reason to stop.
+                let history = try SQLiteStore.opening(path: file, what: "history", logger: logger) { try HeadingHistory(path: $0, days: days) }.store
                 if file == nil { logger.notice("history: no state directory: the history is kept in memory, for this run only") }
                 opened[self] = history
                 return history

@@ -134,7 +134,7 @@ final class StatusBoard: Sendable {
                     source: fault.source, code: fault.code.rawValue, reason: fault.reason, since: fault.timestamp.timeIntervalSince1970
                 )
                 if var source = state.sources[fault.source] {
-                    source.errors += 1
+                    source.errors += Int64(fault.occurrences)  // a flood's summary: every line it stands for
                     source.lastFault = entry
                     if Self.outageCodes.contains(entry.code) {
                         if source.state != "faulted" { source.stateSince = now }

@@ -1,7 +1,9 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import GRDB
+import Logging
 
 /// headingd's SQLite files — the heading history, the MQTT journal — opened (or made) at a path,
 /// or in memory, and brought to their newest schema by GRDB's `DatabaseMigrator`: a schema
@@ -26,5 +28,48 @@ enum SQLiteStore {
         }
         try migrator.migrate(database)
         return database
+    }
+
+    /// Opens a store at `path`, keeping headings flowing whatever the file's state: a file that
+    /// cannot be opened or is damaged (not a database, corrupt, unreadable, of another schema)
+    /// is moved aside (``DamagedFile``, logged as an error naming both paths) and a new one
+    /// started; when that too fails (the state directory cannot be written), the store is kept
+    /// in memory for this run, and the log says so. A file another process holds locked past the
+    /// busy timeout is left alone: this run uses memory.
+    /// - Parameters:
+    ///   - path: The file, or `nil` for memory.
+    ///   - what: What the store is, for the log ("history", "MQTT journal").
+    ///   - logger: Where the move and the fallback are logged.
+    ///   - open: Opens the store at a path, or in memory for `nil`.
+    /// - Returns: The store, and the path it uses (`nil` in memory).
+    /// - Throws: What `open(nil)` throws: only a store that cannot be made even in memory.
+    static func opening<Store>(
+        path: String?, what: String, logger: Logger, _ open: (String?) throws -> Store
+    ) throws -> (store: Store, path: String?) {
+        guard let path else { return (try open(nil), nil) }
+        let firstError: any Error
+        do {
+            return (try open(path), path)
+        } catch {
+            firstError = error
+        }
+        if (firstError as? DatabaseError)?.resultCode == .SQLITE_BUSY || (firstError as? DatabaseError)?.resultCode == .SQLITE_LOCKED {
+            logger.error("\(what): \(path) is locked by another process (\(firstError)); this run keeps the \(what) in memory")
+            return (try open(nil), nil)
+        }
+        if FileManager.default.fileExists(atPath: path) {
+            do {
+                let aside = try DamagedFile.setAside(path)
+                logger.error("\(what): cannot open \(path) (\(firstError)): moved aside to \(aside); a new \(what) is started")
+                return (try open(path), path)
+            } catch let failure as DamagedFile.Failure {
+                logger.error("\(what): cannot open \(path) (\(firstError)), and \(failure); this run keeps the \(what) in memory")
+            } catch {
+                logger.error("\(what): cannot start a new \(path) (\(error)); this run keeps the \(what) in memory")
+            }
+        } else {
+            logger.error("\(what): cannot make \(path) (\(firstError)); this run keeps the \(what) in memory")
+        }
+        return (try open(nil), nil)
     }
 }

@@ -17,6 +17,10 @@ public struct HeadingFault: Error, Sendable, Hashable, Codable, CustomStringConv
     public let location: InputLocation?
     /// When the fault was raised.
     public let timestamp: Date
+    /// How many bad inputs the fault stands for: 1, or, for the summary of a flood of bad lines
+    /// (a source reports the first whole, then at most one summary every 10 s), how many lines it
+    /// counts. Summing it over a source's faults counts every bad line.
+    public let occurrences: Int
 
     /// Creates a fault.
     /// - Parameters:
@@ -25,12 +29,33 @@ public struct HeadingFault: Error, Sendable, Hashable, Codable, CustomStringConv
     ///   - reason: A sentence for a person.
     ///   - location: The input file and line concerned, if any.
     ///   - timestamp: When it was raised.
-    public init(code: Code, source: String, reason: String, location: InputLocation? = nil, timestamp: Date = Date()) {
+    ///   - occurrences: How many bad inputs it stands for. Default 1.
+    public init(
+        code: Code, source: String, reason: String, location: InputLocation? = nil, timestamp: Date = Date(), occurrences: Int = 1
+    ) {
         self.code = code
         self.source = source
         self.reason = reason
         self.location = location
         self.timestamp = timestamp
+        self.occurrences = max(1, occurrences)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case code, source, reason, location, timestamp, occurrences
+    }
+
+    /// Decodes a fault; one encoded before ``occurrences`` existed stands for one input.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` when a field is missing or of the wrong type.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decode(Code.self, forKey: .code)
+        source = try container.decode(String.self, forKey: .source)
+        reason = try container.decode(String.self, forKey: .reason)
+        location = try container.decodeIfPresent(InputLocation.self, forKey: .location)
+        timestamp = try container.decode(Date.self, forKey: .timestamp)
+        occurrences = max(1, try container.decodeIfPresent(Int.self, forKey: .occurrences) ?? 1)
     }
 
     /// One line naming the source, the code, the place and the reason.

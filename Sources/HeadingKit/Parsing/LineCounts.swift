@@ -30,13 +30,24 @@ package struct LineCounts: Sendable, Hashable {
             ok += 1
             return
         }
-        switch fault.code {
-        case .malformedInput where fault.reason.hasPrefix("checksum") || fault.reason.contains(": checksum"):
-            checksum += 1
-        case .malformedInput: malformed += 1
-        case .outOfRange: outOfRange += 1
-        case .unsupportedInput: unsupported += 1
+        switch Self.result(of: fault) {
+        case "checksum": checksum += 1
+        case "malformed": malformed += 1
+        case "out_of_range": outOfRange += 1
+        case "unsupported": unsupported += 1
         default: ok += 1  // a fault about the source, not the line
+        }
+    }
+
+    /// The result label a fault gives its line (`malformed`, `checksum`, `out_of_range`,
+    /// `unsupported`), or `nil` for a fault about the source rather than a line.
+    package static func result(of fault: HeadingFault) -> String? {
+        switch fault.code {
+        case .malformedInput where fault.reason.hasPrefix("checksum") || fault.reason.contains(": checksum"): "checksum"
+        case .malformedInput: "malformed"
+        case .outOfRange: "out_of_range"
+        case .unsupportedInput: "unsupported"
+        default: nil
         }
     }
 }

@@ -46,8 +46,11 @@ extension HeadingProxy {
         private(set) var authorizationStatus = HeadingAuthorizationStatus.notDetermined
         /// Whether the proxy has started the source and not yet stopped it.
         private(set) var isSourceRunning = false
-        /// Counts ``disable()`` calls: an event queued for delivery before the latest one is dropped.
+        /// Counts ``disable()`` calls: a heading or fault queued for delivery before the latest one is dropped.
         private(set) var generation = 0
+        /// Counts ``disable()`` calls and refusals: a heading queued for delivery before the latest
+        /// is dropped. A refusal drops the headings queued before it, never the faults that explain it.
+        private(set) var headingGeneration = 0
         /// The source's name, for the faults the proxy raises itself.
         let sourceName: String
         /// Whether a refused source keeps running (delivering nothing) to find out by itself when
@@ -107,6 +110,7 @@ extension HeadingProxy {
             isEnabled = false
             isRefusalDelivered = false
             generation += 1
+            headingGeneration += 1
             defer { isSourceRunning = false }
             return isSourceRunning
         }
@@ -127,9 +131,10 @@ extension HeadingProxy {
             case .authorized:
                 lastRefusal = nil
             case .denied, .restricted:
-                // No heading from here on until authorization is granted again: what was queued
-                // for delivery is dropped, and the source stops unless it finds out by itself.
-                generation += 1
+                // No heading from here on until authorization is granted again: the headings queued
+                // for delivery are dropped (the faults queued with them, which say why, are not),
+                // and the source stops unless it finds out by itself.
+                headingGeneration += 1
                 if isSourceRunning, !keepsTryingAfterDenial {
                     isSourceRunning = false
                     stop = true

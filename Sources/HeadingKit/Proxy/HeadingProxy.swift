@@ -298,11 +298,11 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
             guard !admitted.isEmpty else { return }
             if delivery.isImmediate { return send(contentsOf: admitted) }
             let events = admitted
-            let generation = machine.generation
+            let generation = machine.headingGeneration
             delivery.perform { [weak self] in
                 guard let self else { return }
                 self.lock.withLock {
-                    guard generation == self.machine.generation else { return }
+                    guard generation == self.machine.headingGeneration else { return }
                     self.send(contentsOf: events)
                 }
             }
@@ -345,15 +345,26 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
 
     /// Hands one event to every subscriber, as ``delivery`` says. Called with `lock` held, so
     /// events never overtake each other. A heading or fault queued before a ``disable()`` is
-    /// dropped when its turn comes; an authorization change is state, and always delivered.
+    /// dropped when its turn comes, and a heading queued before a refusal (`denied`,
+    /// `restricted`); the faults queued before a refusal are delivered, before it, since they say
+    /// why. An authorization change is state, and always delivered.
     private func publish(_ event: HeadingEvent) {
         guard !delivery.isImmediate else { return send(event) }
-        let generation = machine.generation
-        let isStateChange = if case .authorizationChanged = event { true } else { false }
+        enum Kind { case heading, fault, state }
+        let kind: Kind = switch event {
+        case .heading: .heading
+        case .authorizationChanged: .state
+        case .fault, .notice: .fault
+        }
+        let generation = kind == .heading ? machine.headingGeneration : machine.generation
         delivery.perform { [weak self] in
             guard let self else { return }
             self.lock.withLock {
-                guard isStateChange || generation == self.machine.generation else { return }
+                switch kind {
+                case .state: break
+                case .heading: guard generation == self.machine.headingGeneration else { return }
+                case .fault: guard generation == self.machine.generation else { return }
+                }
                 self.send(event)
             }
         }
@@ -371,12 +382,12 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// time, the stages with the batch. A sink that calls ``disable()`` mid-batch ends it there,
     /// for every subscriber, as it would end single headings. Called with `lock` held.
     private func send(contentsOf events: [HeadingEvent]) {
-        let generation = machine.generation
+        let generation = machine.headingGeneration
         var delivered = events.count
         if publisherRequested.load(ordering: .acquiring) {
             delivered = 0
             for event in events {
-                guard machine.generation == generation else { break }
+                guard machine.headingGeneration == generation else { break }
                 subject.send(event)
                 delivered += 1
             }

@@ -15,7 +15,9 @@ import Darwin
 ///
 /// Each malformed line becomes one ``HeadingFault/Code/malformedInput`` (or
 /// ``HeadingFault/Code/outOfRange``) fault naming the file and line, and the lines around it are
-/// delivered. A binary vendor protocol is reported once as ``HeadingFault/Code/unsupportedInput``;
+/// delivered; past ``namedBadLines`` of one code, the rest are summarised (at most one fault
+/// every 10 s, and one at the end of each pass, counting them in
+/// ``HeadingFault/occurrences`` and naming the last). A binary vendor protocol is reported once as ``HeadingFault/Code/unsupportedInput``;
 /// a file that cannot be opened as ``HeadingFault/Code/sourceUnavailable``. Lines are read in
 /// fixed-size chunks, so memory stays bounded whatever a line's length.
 ///
@@ -118,7 +120,7 @@ public final class ReplayHeadingSource: HeadingSource, LineCountingSource {
         public var skippedLines = 0
         /// Lines that repeated a measurement already delivered (gpsd JSON after its NMEA sentence, VTG after RMC).
         public var duplicates = 0
-        /// Faults delivered, skipped lines included.
+        /// Faults raised, each skipped line one (a flood's summarised lines included).
         public var faults = 0
         /// Times the file was read from the start.
         public var passes = 0
@@ -272,6 +274,10 @@ public final class ReplayHeadingSource: HeadingSource, LineCountingSource {
     /// (one notification) vanishes beside the headings' own, few enough that a batch is a few
     /// tens of kilobytes.
     public static let batchSize = 256
+
+    /// How many bad lines of one fault code are each reported with their `FILE:LINE` before the
+    /// rest are summarised: a damaged recording names its first hundred, not its million.
+    public static let namedBadLines = 100
 }
 
 /// One run of a replay: reads, decodes, paces and delivers, on the task the source started. It
@@ -284,6 +290,8 @@ private struct Replay: Sendable {
     var summary = ReplayHeadingSource.Summary()
     /// A flat-out replay's headings not yet reported, oldest first (a batch being filled).
     var pending: [Heading] = []
+    /// Bad lines past the first ``ReplayHeadingSource/namedBadLines`` of a code: summarised.
+    var floods = FaultFloodGate(leading: ReplayHeadingSource.namedBadLines)
 
     /// How many lines a flat-out replay reads between checks for cancellation.
     private static let yieldInterval = 4096
@@ -378,10 +386,11 @@ private struct Replay: Sendable {
                     source.update(decoder.lineCounts)
                     source.report(.heading(heading))
                 case .fault(let fault):
+                    summary.faults += 1
+                    guard let fault = floods.admit(fault, at: .now) else { break }
                     guard let source = source() else { return .stopped }
                     reportPending(to: source)  // the headings before a fault come first
                     source.update(decoder.lineCounts)
-                    summary.faults += 1
                     source.report(.fault(fault))
                 case .authorizationChanged(let status):
                     guard let source = source() else { return .stopped }
@@ -391,6 +400,7 @@ private struct Replay: Sendable {
                 }
             }
             reportPending()
+            for fault in floods.flush(at: .now) { source()?.report(.fault(fault)) }
             source()?.update(summary)
             source()?.update(decoder.lineCounts)
             // A loop needs headings to loop over: a file without any would spin for nothing.

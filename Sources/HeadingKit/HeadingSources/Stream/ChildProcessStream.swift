@@ -13,7 +13,9 @@ import Glibc
 /// process group of its own, its standard input `/dev/null`; its standard error is logged line by
 /// line (lines over 512 bytes cut, at most 20 lines a second: a chatty driver cannot flood the
 /// journal). Its exit ends the stream, and the feed starts it again with backoff; closing the
-/// stream ends the child (SIGTERM, then SIGKILL after 1 s).
+/// stream ends the child (SIGTERM, then SIGKILL after 1 s). Either way, what it started in the
+/// background (in its process group) is ended with it: SIGTERM to the group, then SIGKILL
+/// after 1 s; nothing of a driver outlives its stream.
 package final class ChildProcessStream: ByteStream {
     private var child: pid_t = 0
     private var output: Int32 = -1
@@ -94,7 +96,10 @@ package final class ChildProcessStream: ByteStream {
             pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
         ]
         let ready = poll(&requests, 3, max(1, milliseconds))  // a closed standard error is -1: ignored
-        if ready == 0 || (ready < 0 && errno == EINTR) { return .timedOut }
+        if ready == 0 || (ready < 0 && errno == EINTR) {
+            // Quiet: has it exited while something it started holds its standard output open?
+            return exitedWhileQuiet() ?? .timedOut
+        }
         if errors >= 0, requests[1].revents != 0 { readErrors() }
         guard requests[0].revents != 0 else { return .timedOut }
         let count = Glibc.read(output, buffer.baseAddress, buffer.count)
@@ -145,9 +150,24 @@ package final class ChildProcessStream: ByteStream {
         logger.notice("\(name): \(String(decoding: errorLine, as: UTF8.self))")
     }
 
-    /// Reaps the child (waiting at most 1 s before killing it) and says how it ended.
-    private func exitFailure() -> ByteStreamFailure {
-        let status = reap(waitingMilliseconds: 1000)
+    /// The end of the stream when the child has exited although its standard output is still
+    /// open: a helper it started in the background holds it (`sleep 300 &`). Without this, such a
+    /// driver's exit would never be seen, nor the driver started again.
+    private func exitedWhileQuiet() -> ByteStreamRead? {
+        guard child > 0 else { return nil }
+        var status: Int32 = 0
+        guard waitpid(child, &status, WNOHANG) == child else { return nil }
+        let group = child
+        child = 0
+        Self.endGroup(group)
+        return .ended(exitFailure(status: status))
+    }
+
+    /// Reaps the child (waiting at most 1 s before killing it), ends what it left running in its
+    /// process group, and says how it ended.
+    /// - Parameter reaped: Its wait status, when it is reaped already.
+    private func exitFailure(status reaped: Int32? = nil) -> ByteStreamFailure {
+        let status = reaped ?? reap(waitingMilliseconds: 1000)
         let how: String
         if let status, status & 0x7F == 0 {
             how = "exited with status \((status >> 8) & 0xFF)"
@@ -160,10 +180,13 @@ package final class ChildProcessStream: ByteStream {
         return ByteStreamFailure(code: .sourceUnavailable, reason: "driver \(name) \(how)")
     }
 
-    /// Waits for the child for at most `milliseconds`; then SIGKILL and wait.
+    /// Waits for the child for at most `milliseconds`, then SIGKILL and wait; then ends the rest
+    /// of its process group (helpers it started in the background): SIGTERM, at most 1 s, SIGKILL.
     /// - Returns: Its wait status, or `nil` when there was none to reap.
     private func reap(waitingMilliseconds milliseconds: Int) -> Int32? {
         guard child > 0 else { return nil }
+        let group = child  // spawned with POSIX_SPAWN_SETPGROUP 0: the group is its own id
+        defer { Self.endGroup(group) }
         var status: Int32 = 0
         for _ in 0..<(milliseconds / 10) {
             if waitpid(child, &status, WNOHANG) == child {
@@ -172,14 +195,26 @@ package final class ChildProcessStream: ByteStream {
             }
             usleep(10_000)
         }
-        kill(child, SIGKILL)
+        kill(-group, SIGKILL)
         waitpid(child, &status, 0)
         child = 0
         return status
     }
 
+    /// Ends every process left in `group` (the driver's own, once it is reaped): SIGTERM, then
+    /// SIGKILL for what is still there after 1 s. Their parent is now init (or the nearest
+    /// subreaper), which reaps them; a group that cannot be signalled any more is empty.
+    private static func endGroup(_ group: pid_t) {
+        guard kill(-group, SIGTERM) == 0 else { return }  // ESRCH: nothing left
+        for _ in 0..<100 {
+            usleep(10_000)
+            if kill(-group, 0) != 0 { return }
+        }
+        kill(-group, SIGKILL)
+    }
+
     package func close() {
-        if child > 0 { kill(child, SIGTERM) }
+        if child > 0 { kill(-child, SIGTERM) }  // the driver's whole group: helpers it started too
         if output >= 0 { Glibc.close(output); output = -1 }
         if errors >= 0 { Glibc.close(errors); errors = -1 }
         _ = reap(waitingMilliseconds: 1000)

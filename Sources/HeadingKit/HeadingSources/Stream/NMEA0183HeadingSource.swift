@@ -87,6 +87,8 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCounti
         var binaryReported = false
         /// Headings of the current read not yet reported: one read's burst becomes one batch.
         var pending: [Heading] = []
+        /// A flood of bad lines: the first reported, then a summary at most every 10 s.
+        var floods = FaultFloodGate()
     }
 
     /// The most headings reported in one batch.
@@ -173,6 +175,7 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCounti
             state.isStarted = true
             state.decoder.restart()
             state.silence = SilenceWatch()
+            state.floods.reset()
             return true
         }
         if started { feed.attach(self) }
@@ -204,10 +207,16 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCounti
         // A heading waits for the end of its read (one batch for a burst, at once for a lone
         // sentence); anything else goes out after the headings before it.
         let (report, pending): (HeadingSourceReport?, Pending) = state.withLock { state in
-            let report = decode(piece, at: date, &state)
-            if case .heading(let heading) = report {
+            var report = decode(piece, at: date, &state)
+            switch report {
+            case .heading(let heading):
                 state.pending.append(heading)
                 return (nil, state.pending.count >= Self.batchSize ? Self.take(&state) : .none)
+            case .fault(let fault):
+                // A flood of bad lines is its first fault, then a summary at most every 10 s.
+                report = state.floods.admit(fault, at: .now).map { .fault($0) }
+            default:
+                break
             }
             return (report, report == nil ? .none : Self.take(&state))
         }
@@ -353,12 +362,17 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCounti
     }
 
     package func feedTick(at now: ContinuousClock.Instant) {
-        let fault: HeadingFault? = state.withLock { state in
-            guard state.isStarted, let timeout = configuration.silenceTimeout,
+        let (faults, calmed): ([HeadingFault], [FaultFloodGate.Calm]) = state.withLock { state in
+            guard state.isStarted else { return ([], []) }
+            var (faults, calmed) = state.floods.tick(at: now)
+            if let timeout = configuration.silenceTimeout,
                 let reason = state.silence.silence(at: now, timeout: timeout, selection: configuration.selection)
-            else { return nil }
-            return HeadingFault(code: .stale, source: name, reason: reason)
+            {
+                faults.append(HeadingFault(code: .stale, source: name, reason: reason))
+            }
+            return (faults, calmed)
         }
-        if let fault { state.report(.fault(fault), from: self) }
+        for fault in faults { state.report(.fault(fault), from: self) }
+        for calm in calmed { feed.configuration.logger.notice("\(calm)") }
     }
 }
