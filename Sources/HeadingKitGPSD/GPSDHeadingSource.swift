@@ -394,9 +394,13 @@ private struct GPSDReader: Sendable {
     /// gpsd's answer to `?WATCH`: from here on, messages flow.
     private static let watchReply = Array(#"{"class":"WATCH""#.utf8)
 
-    /// Delivers a report, a fault through the flood gate.
+    /// Delivers a report, a fault through the flood gate; before a fault about the device (its
+    /// end, a loss), the summary of the bad lines held back.
     private func deliver(_ report: HeadingSourceReport?, through floods: inout FaultFloodGate) {
         guard case .fault(let fault) = report else { return deliver(report) }
+        if !FaultFloodGate.floodingCodes.contains(fault.code) {
+            for summary in floods.flush(at: .now) { deliver(.fault(summary)) }
+        }
         deliver(floods.admit(fault, at: .now).map { .fault($0) })
     }
 

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// The configuration layers end to end: files, drop-ins, environment, flags, and `--check-config`.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct ConfigurationTests {
     /// A configuration directory of its own: `headingd.toml` and `conf.d/`.
     final class Directory {

@@ -9,7 +9,7 @@ import Testing
 @testable import HeadingDaemon
 
 /// The gpsd connection's progress, as `ConnectionStatusLog` passes it on.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct ConnectionStatusLogTests {
     /// Found by CI: the service group started the log after the source had already tried once
     /// (a refused connection goes from `connecting` to `retrying` in microseconds), and the log,

@@ -7,7 +7,7 @@ import Testing
 
 /// The Debian package `scripts/build-deb` makes (scripts/test builds it before the tests; a test
 /// run without it builds it here), unpacked into a scratch root with `dpkg -x` and checked.
-@Suite(.processSlot, .serialized, .timeLimit(.minutes(15)))
+@Suite(.processSlot(limit: .seconds(840)), .serialized, .timeLimit(.minutes(20)))
 struct DebianPackageTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -6,7 +6,7 @@ import HeadingKitTesting
 import Testing
 
 /// `headingd --source replay:… --source simulation`: several sources end to end, the real binary.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdFailoverTests {
     /// 10 Hz true headings for 3 s, a 4 s gap, then 4 s more.
     static let gapRecording = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

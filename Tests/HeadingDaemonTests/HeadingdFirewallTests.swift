@@ -12,7 +12,7 @@ import Glibc
 /// headingd behind a firewall that drops packets, in a network namespace of its own with an
 /// nftables drop rule for gpsd's port: a connection attempt is never answered, which `connect(2)`
 /// alone would wait out for over two minutes. Needs root (the test command runs as root).
-@Suite(.processSlot, .timeLimit(.minutes(6)), .enabled(if: getuid() == 0, "needs root for ip netns and nft"))
+@Suite(.processSlot, .timeLimit(.minutes(20)), .enabled(if: getuid() == 0, "needs root for ip netns and nft"))
 struct HeadingdFirewallTests {
     /// A network namespace with loopback up and TCP to `port` dropped; deleted with the value.
     final class DroppingNamespace {

@@ -6,7 +6,7 @@ import HeadingKitTesting
 import Testing
 
 /// `headingd --source gpsd://…` end to end: the real binary against a real gpsd run by gpsfake.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdGPSDTests {
     private static func gpsdLog(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -13,7 +13,7 @@ import Glibc
 
 /// Issue 36, tried as an attacker would: floods of bad lines counted, not logged; a driver's
 /// background helpers ended with it; damaged state files set aside while headings flow.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdHardeningTests {
     /// One batch of bad NMEA 0183 lines: 10 bad checksums, 10 bad fields, 10 overlong lines
     /// (malformed: 30) and 10 headings out of range.
@@ -81,6 +81,7 @@ struct HeadingdHardeningTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         let badPerSource = Double(batches * 40)
+        let floodBatches = batches
         // Every bad line counted on /metrics: waited for (the last reads may still be under way).
         var samples: [String: Double] = [:]
         let deadline = ContinuousClock.now + .seconds(30)
@@ -102,14 +103,24 @@ struct HeadingdHardeningTests {
         // Headings flowed through the flood: the TCP feed's, the best source, every one.
         #expect(HeadingdStreamSourceTests.headings(daemon).count >= goodSent, "\(HeadingdStreamSourceTests.headings(daemon).count) of \(goodSent)")
         // The flood ends: once clean for 10 s, each code of each source says so, its last summary before it.
-        let calm = await daemon.wait(timeout: .seconds(30), untilErrors: { errors in
-            [tcp, udp, yd].allSatisfy { errors.contains("\($0): malformedInput: input clean again") }
-        })
+        // Good lines only meanwhile, as a mended instrument sends (and a TCP feed that goes quiet is reconnected).
+        var calm = false
+        let calmDeadline = ContinuousClock.now + .seconds(40)
+        while !calm, ContinuousClock.now < calmDeadline {
+            let good = Sentence.make("HEHDT,\(Double(batches % 360)),T")
+            _ = tcpConnection.send(good)
+            sender.send(good)
+            _ = ydConnection.send(ydGood)
+            batches += 1
+            calm = await daemon.wait(timeout: .milliseconds(500), untilErrors: { errors in
+                [tcp, udp, yd].allSatisfy { errors.contains("\($0): malformedInput: input clean again") }
+            })
+        }
         #expect(calm, "\(daemon.errors.suffix(3000))")
         samples = HeadingdMetricsTests.samples(try await HeadingdMetricsTests.get("http://127.0.0.1:\(httpPort)/metrics").body)
         for source in [tcp, udp] {
             let faults = ["malformedInput", "outOfRange"].map { samples["headingd_faults_total{source=\"\(source)\",code=\"\($0)\"}"] ?? 0 }
-            #expect(faults == [Double(batches * 30), Double(batches * 10)], "\(source): the summaries' occurrences add up to every bad line: \(faults)")
+            #expect(faults == [Double(floodBatches * 30), Double(floodBatches * 10)], "\(source): the summaries' occurrences add up to every bad line: \(faults)")
         }
         #expect(samples["headingd_faults_total{source=\"\(yd)\",code=\"malformedInput\"}"] == badPerSource)
         daemon.send(SIGTERM)
@@ -149,7 +160,7 @@ struct HeadingdHardeningTests {
         try daemon.start()
         // The first run ends and is started again: its helper is gone while headingd runs on.
         #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: "driver \(script) exited with status 0"), "\(daemon.errors)")
-        FileManager.default.createFile(atPath: directory.path + "/forever", contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.path + "/forever", contents: nil)
         #expect(await HeadingdStreamSourceTests.waitForHeadings(daemon, 15), "\(daemon.errors)")
         let helpers = try String(contentsOfFile: directory.path + "/helpers", encoding: .utf8).split(separator: "\n").compactMap { Int32($0) }
         #expect(helpers.count >= 2, "\(helpers)")

@@ -7,7 +7,7 @@ import Testing
 
 /// The history: a generated recording replayed at ×100 into it, then read through the Signal K
 /// History API by Python's HTTP client, against what the replay printed.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdHistoryTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

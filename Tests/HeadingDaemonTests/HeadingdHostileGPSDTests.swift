@@ -11,7 +11,7 @@ import Glibc
 
 /// headingd against a gpsd that misbehaves on purpose: it stays responsive, stops on SIGTERM
 /// within 2 s with exit status 0, and its memory, threads and descriptors stay bounded.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdHostileGPSDTests {
     /// What /proc says of a process: resident memory (kB), threads, open descriptors, CPU ticks.
     struct Usage {

@@ -14,7 +14,7 @@ import Glibc
 /// vessel's link is cut for 60 s while its simulation drops out; the broker restarts and the
 /// vessel's headingd restarts meanwhile. The shore sees the vessel go offline, and, once the link
 /// is back, every fault change of the outage, in order, none twice. Needs root.
-@Suite(.processSlot, .timeLimit(.minutes(6)), .enabled(if: getuid() == 0, "needs root for ip netns"))
+@Suite(.processSlot, .timeLimit(.minutes(20)), .enabled(if: getuid() == 0, "needs root for ip netns"))
 struct HeadingdMQTTFleetTests {
     /// The namespaces and links; deleted with the value.
     final class Fleet {

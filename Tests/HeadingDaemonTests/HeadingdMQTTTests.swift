@@ -14,7 +14,7 @@ import Glibc
 
 /// The MQTT output against Debian's mosquitto (a broker of the test's own, on a reserved port, with
 /// a password file, and with TLS from certificates openssl makes), read by `mosquitto_sub`.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdMQTTTests {
     /// A broker's directory: its configuration, password file, certificates.
     final class Broker: Sendable {
@@ -235,7 +235,8 @@ struct HeadingdMQTTTests {
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
         let states = Self.notifications(subscriber).map(\.state)
         #expect(states == ["alert", "normal"], "\(states)")
-        #expect(daemon.errors.components(separatedBy: "malformedInput").count > 100, "the faults themselves are all logged")
+        // Logged as the flood's first line (and a summary if 10 s pass), not 2,000 lines: the metrics count each.
+        #expect(daemon.errors.components(separatedBy: "malformedInput").count - 1 < 5, "\(daemon.errors.suffix(2000))")
         subscriber.send(SIGTERM)
         await broker.stop()
     }

@@ -13,7 +13,7 @@ import Glibc
 
 /// `/metrics`, read by Python's HTTP client, checked by Debian's promtool, and scraped by Debian's
 /// Prometheus 2.42, whose query API gives back what headingd printed.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdMetricsTests {
     /// An HTTP GET by a client no one here wrote: the status, the `Content-Type` and the body.
     static func get(_ url: String) async throws -> (status: Int, contentType: String, body: String) {

@@ -15,7 +15,7 @@ import Glibc
 /// UDP, an Actisense NGT-1 on a serial line (a socat pty), and a `candump` replay — must give the
 /// same headings, in the same order, as canboat's analyzer decodes them. SocketCAN itself runs in
 /// a VM (`scripts/vm/socketcan-test`): this machine's kernel has no CAN.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdNMEA2000Tests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/nmea2000")

@@ -11,7 +11,7 @@ import Glibc
 
 /// The NMEA 0183 TCP output, with real peers: a plain TCP client, several of them, one that
 /// never reads, and a real gpsd that takes headingd's output as its device.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdNMEATCPTests {
     /// headingd on the simulation (seed 1), JSON on stdout, NMEA over TCP on a port of the test's own.
     private func start(_ extra: [String], rate: Int = 20) throws -> (DaemonProcess, UInt16) {
@@ -217,7 +217,7 @@ struct HeadingdNMEATCPTests {
 }
 
 /// The NMEA 0183 UDP output, received by a real UDP socket.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdNMEAUDPTests {
     /// A UDP socket on 127.0.0.1 and a free port, receiving with a bound.
     final class Listener {
@@ -290,7 +290,7 @@ struct HeadingdNMEAUDPTests {
 
 /// The NMEA 0183 serial output, through a pty pair made by socat at 4800 baud (headingd writes to
 /// one end; the test reads the other), including the line going away and coming back.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdNMEASerialTests {
     /// The next line read from `path` (opened afresh), or `nil` after `timeout`.
     private func readLine(_ path: String, timeout: Duration = .seconds(10)) async -> String? {

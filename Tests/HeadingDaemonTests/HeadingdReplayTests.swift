@@ -6,7 +6,7 @@ import HeadingKitTesting
 import Testing
 
 /// `headingd --source replay:…` end to end: the real binary on real recordings and on bad files.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdReplayTests {
     /// A recording in `Tests/Fixtures/gpsd-logs` (see the README there for sources and licence).
     static func gpsdLog(_ name: String) -> String {

@@ -13,7 +13,7 @@ import Glibc
 /// The Signal K output, with a client no one here wrote: Tests/Fixtures/signalk-client.py on
 /// Debian's python3-websocket and python3-requests, which validates every message against the
 /// published Signal K schemas (python3-jsonschema); and with hostile clients.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdSignalKTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")

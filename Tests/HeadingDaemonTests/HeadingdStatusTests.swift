@@ -14,7 +14,7 @@ import Glibc
 /// The status service: `headingd status` against a running daemon in each state and with none;
 /// the page in Debian's Chromium, headless, driven through the DevTools protocol; the event
 /// streams' bound and a SIGTERM while they are open.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdStatusTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
 

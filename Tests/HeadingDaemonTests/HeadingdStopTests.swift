@@ -12,7 +12,7 @@ import Glibc
 
 /// SIGTERM ends headingd within its stop deadline even when a thread is stuck in a blocking read
 /// or write: the deadline (1.5 s) ends it where the graceful shutdown cannot.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdStopTests {
     /// A bound that holds the 1.5 s deadline with room for a loaded machine.
     static let stopBound = Duration.seconds(4)

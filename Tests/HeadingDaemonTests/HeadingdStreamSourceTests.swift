@@ -14,7 +14,7 @@ import Glibc
 /// NMEA 0183 straight from the instruments, the real binary with real peers: a serial line (a
 /// socat pty pair), a TCP feed (a second headingd's own output, and a server that stalls and cuts
 /// sentences), UDP datagrams from two senders, and one multiplexed feed carrying two instruments.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdStreamSourceTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
@@ -530,7 +530,7 @@ final class UDPSender: Sendable {
 }
 
 /// `exec:` and `stdin:`: a driver program in any language, and a pipe.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdDriverSourceTests {
     /// A Python driver: `COUNT` gyro sentences at 20 Hz, a line on standard error, then exit 3
     /// (or, with `forever`, it ignores SIGTERM and never ends).

@@ -6,7 +6,7 @@ import HeadingKitTesting
 import Testing
 
 /// headingd end to end: the real binary, its output parsed as a consumer would.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdTests {
     private func jsonObjects(_ lines: [String]) throws -> [[String: Any]] {
         try lines.map { line in
@@ -155,7 +155,7 @@ struct HeadingdTests {
 }
 
 /// Standard output that cannot be written: an error and a non-zero exit, never a silent success.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdOutputFailureTests {
     @Test(arguments: [
         ["--count", "100", "--rate", "1000"],

@@ -13,7 +13,7 @@ import Testing
 /// The child-process check's own outcomes, with small scripts standing in for a parser that
 /// crashes, hangs or cannot start (headingd's own child is tested end to end in
 /// `ConfigurationTests` and `ReloadTests`).
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct IsolatedTOMLCheckTests {
     /// A shell script of its own, removed with the value.
     final class Script {

@@ -6,7 +6,7 @@ import HeadingKitTesting
 import Testing
 
 /// Syslog priority prefixes for journald, only when `$JOURNAL_STREAM` says the journal is listening.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct JournalPriorityTests {
     private static let journal = ["JOURNAL_STREAM": "8:123456"]
 

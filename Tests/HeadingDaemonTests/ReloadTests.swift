@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// SIGHUP: the configuration read again; a broken one changes nothing.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct ReloadTests {
     @Test func sighupAppliesAValidConfigurationBetweenReloadingAndReady() async throws {
         let directory = try ConfigurationTests.Directory(main: "format = \"text\"\n[simulation]\nrate = 200\n")
@@ -193,8 +193,8 @@ struct ReloadTests {
 /// parses in its checking child only). 10,000 SIGHUPs through `scripts/soak-reload`, each awaited
 /// through the notify socket (`RELOADING=1`, `READY=1`), resident memory sampled every 1,000:
 /// flat after warm-up, no descriptor left behind, a clean stop. About 3.5 minutes in a full
-/// run (debug build); 7 on a machine also building: 10 minutes is the hang guard.
-@Suite(.processSlot, .timeLimit(.minutes(10)))
+/// run (debug build); 7 on a machine also building: 9 minutes from taking its slot is its limit.
+@Suite(.processSlot(limit: .seconds(540)), .timeLimit(.minutes(20)))
 struct ReloadSoakTests {
     @Test func tenThousandReloadsLeaveMemoryFlat() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

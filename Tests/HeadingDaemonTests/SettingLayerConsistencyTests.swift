@@ -8,7 +8,7 @@ import Testing
 
 /// One schema for every layer: a value out of range is refused with the same exit status and the
 /// same reason whether it comes as an option, an environment variable or a key in a file.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct SettingLayerConsistencyTests {
     /// One key's wrong value, written for each layer.
     struct Case: Sendable, CustomTestStringConvertible {

@@ -11,7 +11,7 @@ import Testing
 @testable import HeadingDaemon
 
 /// The sd_notify protocol, received by a real `AF_UNIX` datagram socket.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct SystemdNotifierTests {
     @Test func watchdogPingsAtHalfTheIntervalOnTheClockWithoutAnyHeading() async throws {
         let listener = try DatagramListener()

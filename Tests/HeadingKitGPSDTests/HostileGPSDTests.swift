@@ -10,7 +10,7 @@ import Testing
 /// The live gpsd source against a gpsd that misbehaves on purpose: it keeps delivering what is
 /// good, reports what is not, reconnects, and stops within its bound whatever the peer does.
 // Two minutes: the limit counts the wait for a process slot, which a full suite on two cores makes long.
-@Suite(.processSlot, .timeLimit(.minutes(6)))
+@Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HostileGPSDTests {
     /// A source on the hostile server, with quick timeouts so the tests are short.
     private func source(for server: HostileGPSD) -> (GPSDHeadingSource, DelegateRecorder) {

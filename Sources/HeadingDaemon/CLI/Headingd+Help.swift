@@ -17,7 +17,8 @@ extension Headingd {
         it (ATT, TPV, DEVICE, ERROR), or gpsd's regression logs, mixed freely. A sentence must \
         carry every field its type defines (a line cut short is malformed, never a heading); one \
         without a checksum is accepted unless --require-checksum. Each bad line is \
-        reported as 'FILE:LINE: reason' and skipped; the lines around it are delivered. At the \
+        reported as 'FILE:LINE: reason' and skipped; the lines around it are delivered (past 100 \
+        of one fault code, the rest are summarised with their count and the last one's place). At the \
         end of the file headingd prints a summary on standard error and exits 0 (when every \
         source is a replay; beside a live source, the others carry on).
 
@@ -37,10 +38,12 @@ extension Headingd {
         multicast group is joined; each sender's lines are kept apart), stdin: (whose end ends \
         headingd when every source is a replay or stdin:), or \
         exec:/path/to/driver?args=ARG,ARG (a program's standard output; its standard error is \
-        logged; restarted with backoff when it exits). A device that goes away is a deviceLost \
+        logged; restarted with backoff when it exits; its whole process group is ended with it). A device that goes away is a deviceLost \
         fault and is reopened with backoff; one this user may not read is permissionDenied, then \
         authorization denied. Lines over 1 KiB, and sentences cut short, are malformedInput \
-        faults. Septentrio $PSSN,HRP and Unicore #UNIHEADINGA are read as dual-antenna GNSS \
+        faults. A flood of bad lines is counted, not logged line by line: per source and fault \
+        code the first is reported, then at most one summary every 10 s with the count by kind \
+        and the last reason, and one line once the source is clean again for 10 s. Septentrio $PSSN,HRP and Unicore #UNIHEADINGA are read as dual-antenna GNSS \
         headings, and format=ubx reads u-blox UBX-NAV-RELPOSNED frames among the NMEA lines. \
         talker=HE,... and sentences=HDT,... (on streams and replays) take one instrument of a \
         multiplexed feed: the same feed may stand at several places in the list, and is read once.

@@ -34,7 +34,9 @@ import Darwin
 /// skipped; a sentence cut short (a lost datagram, a broken connection) is
 /// ``HeadingFault/Code/malformedInput`` and never joined to what follows. Binary data (a receiver in
 /// SiRF or UBX mode) is one ``HeadingFault/Code/unsupportedInput`` fault each time the transport
-/// opens, not one a line. A source that is open but
+/// opens, not one a line. A flood of bad lines is its first fault, then at most one summary every
+/// 10 s counting the rest (``HeadingFault/occurrences``); each opening of the transport starts
+/// afresh. A source that is open but
 /// has delivered no heading for ``Configuration/silenceTimeout`` raises
 /// ``HeadingFault/Code/stale`` once, saying what did arrive ("412 sentences, none with a heading;
 /// talkers seen: GP"), so that "no heading sensor" is never mistaken for "all quiet".
@@ -194,12 +196,16 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCounti
     // MARK: The feed's reports (its reader thread)
 
     package func feedOpened(at now: ContinuousClock.Instant) {
-        let authorize = state.withLock { state in
+        let (authorize, held): (Bool, [HeadingFault]) = state.withLock { state in
             state.silence.opened(at: now)
             state.binaryReported = false
+            // A new connection's first bad line is reported whole; the last one's flood is summed up first.
+            let held = state.isStarted ? state.floods.flush(at: now) : []
+            state.floods.reset()
             defer { state.authorization = .authorized }
-            return state.isStarted && state.authorization != .authorized
+            return (state.isStarted && state.authorization != .authorized, held)
         }
+        for fault in held { state.report(.fault(fault), from: self) }
         if authorize { state.report(.authorizationChanged(.authorized), from: self) }
     }
 
@@ -349,13 +355,14 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCounti
     }
 
     package func feedFailed(_ failure: ByteStreamFailure, retryIn: Double?) {
-        let (isStarted, deny) = state.withLock { state in
+        let (isStarted, deny, held): (Bool, Bool, [HeadingFault]) = state.withLock { state in
             state.silence.closed()
             let deny = failure.code == .permissionDenied && state.authorization != .denied
             if failure.code == .permissionDenied { state.authorization = .denied }
-            return (state.isStarted, deny)
+            return (state.isStarted, deny, state.floods.flush(at: .now))  // the bad lines held back come first
         }
         guard isStarted else { return }
+        for fault in held { state.report(.fault(fault), from: self) }
         let retry = retryIn.map { "; retrying in \(String(format: "%.2f", $0)) s" } ?? ""
         state.report(.fault(HeadingFault(code: failure.code, source: name, reason: failure.reason + retry)), from: self)
         if deny { state.report(.authorizationChanged(.denied), from: self) }
