@@ -84,4 +84,41 @@ struct FaultFloodGateTests {
         let summary = HeadingFault(code: .malformedInput, source: "s", reason: "r", occurrences: 12)
         #expect(try JSONDecoder().decode(HeadingFault.self, from: JSONEncoder().encode(summary)).occurrences == 12)
     }
+
+    /// Whatever the codes, gaps and ticks: nothing is lost (the occurrences passed, flushed at the
+    /// end, add up to every fault), no two summaries of a code come closer than the interval, and
+    /// every fault of another code passes.
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func nothingIsLostAndSummariesKeepTheirInterval(seed: UInt64) {
+        var random = SeededRandomNumberGenerator(seed: seed)
+        let leading = Int.random(in: 1...5, using: &random)
+        var gate = FaultFloodGate(interval: .seconds(10), leading: leading)
+        let codes: [HeadingFault.Code] = [.malformedInput, .outOfRange, .unsupportedInput, .stale]
+        var now = Self.start
+        var sent: [HeadingFault.Code: Int] = [:]
+        var passed: [HeadingFault.Code: Int] = [:]
+        var lastSummary: [HeadingFault.Code: ContinuousClock.Instant] = [:]
+        func record(_ fault: HeadingFault) {
+            passed[fault.code, default: 0] += fault.occurrences
+            if fault.occurrences > 1 || fault.reason.contains("summarised") {
+                if let last = lastSummary[fault.code] { #expect(now - last >= .seconds(10), "two summaries of \(fault.code) within the interval") }
+                lastSummary[fault.code] = now
+            }
+        }
+        for _ in 0..<20_000 {
+            now = now + .milliseconds(Int.random(in: 0...(Bool.random(using: &random) ? 5 : 3000), using: &random))
+            if Int.random(in: 0..<50, using: &random) == 0 {
+                for fault in gate.tick(at: now).summaries { record(fault) }
+                continue
+            }
+            let code = codes[Int.random(in: 0..<codes.count, using: &random)]
+            sent[code, default: 0] += 1
+            if let fault = gate.admit(Self.fault(code, "reason \(sent[code]!)"), at: now) {
+                if code == .stale { #expect(fault.occurrences == 1) }
+                record(fault)
+            }
+        }
+        for fault in gate.flush(at: now + .seconds(1)) { passed[fault.code, default: 0] += fault.occurrences }
+        #expect(passed == sent, "leading \(leading)")
+    }
 }

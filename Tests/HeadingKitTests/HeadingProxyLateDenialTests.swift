@@ -199,9 +199,12 @@ struct HeadingProxyRefusalReasonTests {
         #expect(await Self.first(of: faults)?.reason == RefusingSource.reason)
     }
 
-    @Test func theRefusalsFaultReachesAProxyMadeOnTheMainThread() async {
+    /// What a proxy made on the main thread delivers through (``HeadingDelivery/automatic`` is
+    /// `.main` there; under Swift Testing on Linux the main queue is drained by a worker thread
+    /// after `dispatchMain()`, so the delivery is named here rather than found).
+    @Test func theRefusalsFaultReachesAProxyDeliveringOnTheMainQueue() async {
         let source = RefusingSource()
-        let proxy = await MainActor.run { HeadingProxy(source: source) }  // delivers on the main queue
+        let proxy = HeadingProxy(source: source, delivery: .main)
         let faults = proxy.faults()
         proxy.enable()
         #expect(await Self.first(of: faults)?.reason == RefusingSource.reason)
