@@ -29,6 +29,11 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .executableTarget(
+            name: "FuzzIIO",
+            dependencies: [.product(name: "HeadingKit", package: "headingd")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+        .executableTarget(
             name: "FuzzTOML",
             dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]

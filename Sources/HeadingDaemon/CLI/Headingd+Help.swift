@@ -64,6 +64,14 @@ extension Headingd {
         same bus twice with two devices to rank them: failover and the disagreement fault work \
         between them as between any sources.
 
+        --source iio: reads the e-compass on the board through Linux's IIO subsystem: the \
+        first magnetometer under /sys/bus/iio/devices, tilt-compensated by the accelerometer \
+        beside it; iio://DEVICE?accel=DEVICE&gyro=DEVICE&rate=HZ&orientation=FORM chooses them \
+        (iio:deviceN, a name or a label; rate default 25; orientation level, upside-down, \
+        turned-right, turned-left, turned-around or a matrix a,b,c;d,e,f;g,h,i). Its heading is \
+        magnetic, made true by the variation; it raises one uncalibrated fault at start (no \
+        calibration yet).
+
         Several --source options, best first: headings come from the best healthy source. A \
         source silent for --stale-after seconds raises a stale fault and, when it is the one \
         delivering, headings fail over at once to the next healthy one; they fail back only after \

@@ -27,6 +27,8 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
         /// NMEA 0183 straight from a serial line, a TCP feed, UDP or standard input, and which of
         /// its sentences this source takes.
         case stream(NMEAStreamEndpoint, NMEASentenceSelection)
+        /// A magnetometer (and the accelerometer beside it) through Linux's IIO: `iio:` or `iio://DEVICE`.
+        case iio(IIOEndpoint)
 
         /// Whether it is ``stream(_:_:)``.
         var isStream: Bool { if case .stream = self { true } else { false } }
@@ -51,7 +53,8 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
     static let acceptedForms =
         "'simulation', 'replay:PATH', 'gpsd://HOST:PORT[/DEVICE]' (gpsd alone is gpsd://127.0.0.1:2947), "
         + "'serial:///dev/ttyUSB0[?baud=4800|…|auto]', 'tcp://HOST:PORT[?no_data_timeout=SECONDS]', 'udp://[ADDRESS]:PORT', 'stdin:' "
-        + "'exec:/path/to/driver[?args=ARG,ARG]' (each with '&format=ubx|actisense|ydraw') or 'socketcan://INTERFACE', "
+        + "'exec:/path/to/driver[?args=ARG,ARG]' (each with '&format=ubx|actisense|ydraw'), 'socketcan://INTERFACE', "
+        + "or 'iio:[//DEVICE][?accel=DEVICE&gyro=DEVICE&rate=HZ&orientation=…]', "
         + "optionally followed by '?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,…' "
         + "and, for replays and the last six, '&talker=HE,…&sentences=HDT,…&device=ADDRESS|NAME'"
 
@@ -94,6 +97,8 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             } catch {
                 return .failure(SettingError("'\(text.prefix(60))' is not a gpsd source: \(error.reason)"))
             }
+        } else if base.hasPrefix("iio:") {
+            kind = .iio(IIOEndpoint())  // parsed below, with its parameters
         } else if Self.streamPrefixes.contains(where: { base.hasPrefix($0) }) {
             kind = .stream(NMEAStreamEndpoint(transport: .standardInput), .all)  // parsed below, with its parameters
         } else {
@@ -109,7 +114,11 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             guard parts.count == 2 else { return .failure(SettingError("source parameter '\(parameter)' is not NAME=VALUE")) }
             let takesSelection: Bool = switch kind {
                 case .stream, .replay: true
-                case .simulation, .gpsd: false
+                case .simulation, .gpsd, .iio: false
+            }
+            if case .iio = kind, parts[0] != "offset", parts[0] != "smoothing", parts[0] != "deviation" {
+                streamParameters.append(String(parameter))  // the IIO source's own
+                continue
             }
             if takesSelection, parts[0] == "talker" || parts[0] == "sentences" || parts[0] == "device" || (parts[0] != "offset" && parts[0] != "smoothing" && parts[0] != "deviation" && kind.isStream) {
                 switch parts[0] {
@@ -173,6 +182,14 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
                 return .failure(SettingError("'\(text.prefix(60))' is not a stream source: \(error.reason)"))
             }
         }
+        if case .iio = kind {
+            let url = String(base) + (streamParameters.isEmpty ? "" : "?" + streamParameters.joined(separator: "&"))
+            do throws(IIOEndpoint.ParseError) {
+                kind = .iio(try IIOEndpoint(parsing: url))
+            } catch {
+                return .failure(SettingError("'\(text.prefix(60))' is not an IIO source: \(error.reason)"))
+            }
+        }
         var specification = SourceSpecification(
             kind: kind,
             installation: .init(mountingOffset: offset, smoothingTimeConstant: smoothing, deviationTable: table),
@@ -189,7 +206,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             case .simulation: "simulation"
             case .replay(let path): "replay:\(path)"
             case .gpsd(let endpoint): endpoint.description
-            case .stream: given
+            case .stream, .iio: given
             }
         return base + (parameters.map { "?\($0)" } ?? "")
     }

@@ -40,6 +40,8 @@ extension SourceSpecification {
                     silenceTimeout: .milliseconds(Int((settings.staleAfter * 1000).rounded()))
                 )
             )
+        case .iio(let endpoint):
+            IIOHeadingSource(configuration: .init(endpoint: endpoint, sourceName: description))
         case .stream(let endpoint, let selection):
             NMEA0183HeadingSource(
                 feed: Self.feed(for: endpoint, in: &feeds, logger: logger),

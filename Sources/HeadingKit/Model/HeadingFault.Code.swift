@@ -31,6 +31,9 @@ extension HeadingFault {
         public static let magneticModelOutdated = Code(rawValue: "magneticModelOutdated")
         /// The compass reports that it needs calibration.
         public static let calibrationNeeded = Code(rawValue: "calibrationNeeded")
+        /// A magnetometer's headings are not corrected for the iron around it (no calibration):
+        /// commonly 5–30° wrong. Raised once; its headings still flow.
+        public static let uncalibrated = Code(rawValue: "uncalibrated")
 
         /// The code's stable name.
         public var description: String { rawValue }

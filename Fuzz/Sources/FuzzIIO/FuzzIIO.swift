@@ -1,0 +1,42 @@
+// headingd — libFuzzer target: what an IIO source reads from sysfs, and the sums it does on it.
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+
+/// The input's first byte chooses how the rest is read:
+/// - as an attribute's content: a number (finite, or refused) and a mount matrix (finite, or refused);
+/// - as an `iio:` URL: parsed or refused with a reason, never a trap; an orientation that parses is a rotation;
+/// - as six numbers (field and acceleration, each from 8 bytes): tilt compensation gives a heading
+///   on the circle and pitch and roll within ±90° and ±180°, or says why it cannot.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzIIO(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    guard size > 0 else { return 0 }
+    let bytes = UnsafeBufferPointer(start: data + 1, count: size - 1)
+    switch data[0] % 3 {
+    case 0:
+        if let value = IIOValue.parse(bytes) { precondition(value.isFinite, "a number that is not finite: \(value)") }
+        if let matrix = IIOValue.matrix(bytes) { precondition(matrix.isFinite, "a matrix that is not finite") }
+    case 1:
+        if let endpoint = try? IIOEndpoint(parsing: String(decoding: bytes, as: UTF8.self)) {
+            precondition(endpoint.rate.isFinite && endpoint.rate > 0, "rate \(endpoint.rate)")
+            precondition(endpoint.orientation.isOrthonormal() && abs(endpoint.orientation.determinant - 1) < 1e-3, "orientation \(endpoint.orientation)")
+        }
+    default:
+        var values: [Double] = []
+        var offset = 0
+        while values.count < 6 {
+            var raw: UInt64 = 0
+            for index in 0..<8 where offset + index < bytes.count { raw |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+            offset += 8
+            values.append(Double(bitPattern: raw))
+        }
+        let field = Vector3(x: values[0], y: values[1], z: values[2])
+        let acceleration = Vector3(x: values[3], y: values[4], z: values[5])
+        if let attitude = try? TiltCompensation.attitude(field: field, acceleration: acceleration) {
+            precondition(attitude.heading >= 0 && attitude.heading < 360, "heading \(attitude.heading)")
+            precondition(abs(attitude.pitch) <= 90 && abs(attitude.roll) <= 180, "pitch \(attitude.pitch), roll \(attitude.roll)")
+        }
+    }
+    return 0
+}

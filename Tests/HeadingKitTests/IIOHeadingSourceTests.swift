@@ -1,0 +1,239 @@
+// headingd — HeadingKit tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKitTesting
+import Testing
+
+@testable import HeadingKit
+
+/// An attitude, and what a sensor level in that attitude reads: a field from the model's
+/// horizontal and vertical intensities, gravity's reaction, both in the device frame.
+struct SyntheticAttitude {
+    var heading: Double
+    var pitch: Double
+    var roll: Double
+
+    static func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
+
+    /// The device's axes in the world's (east, north, up) frame: yaw (clockwise), then pitch (bow up), then roll (starboard down).
+    var rotation: Matrix3 {
+        let (psi, theta, phi) = (-Self.radians(heading), Self.radians(pitch), Self.radians(roll))
+        let yaw = Matrix3(Vector3(x: cos(psi), y: -sin(psi), z: 0), Vector3(x: sin(psi), y: cos(psi), z: 0), Vector3(x: 0, y: 0, z: 1))
+        let pitchMatrix = Matrix3(Vector3(x: 1, y: 0, z: 0), Vector3(x: 0, y: cos(theta), z: -sin(theta)), Vector3(x: 0, y: sin(theta), z: cos(theta)))
+        let rollMatrix = Matrix3(Vector3(x: cos(phi), y: 0, z: sin(phi)), Vector3(x: 0, y: 1, z: 0), Vector3(x: -sin(phi), y: 0, z: cos(phi)))
+        return yaw * pitchMatrix * rollMatrix
+    }
+
+    /// The field a sensor reads: horizontal intensity toward magnetic north, vertical (down positive) below.
+    func field(horizontal: Double = 0.19, down: Double = 0.45) -> Vector3 {
+        rotation.transposed * Vector3(x: 0, y: horizontal, z: -down)
+    }
+
+    /// What the accelerometer reads at rest: +g up.
+    var acceleration: Vector3 { rotation.transposed * Vector3(x: 0, y: 0, z: 9.80665) }
+}
+
+struct TiltCompensationTests {
+    @Test func everyHeadingWithHeelAndTrimToThirtyDegrees() throws {
+        for heading in stride(from: 0.0, to: 360, by: 15) {
+            for (pitch, roll) in [(0.0, 0.0), (30, 0), (-30, 0), (0, 30), (0, -30), (20, -25), (-15, 30)] {
+                let attitude = SyntheticAttitude(heading: heading, pitch: pitch, roll: roll)
+                // The southern hemisphere too: the vertical field points up there.
+                for down in [0.45, -0.3] {
+                    let result = try TiltCompensation.attitude(field: attitude.field(down: down), acceleration: attitude.acceleration)
+                    #expect(abs(Degrees.signedDifference(from: heading, to: result.heading)) < 1e-6, "\(heading) \(pitch) \(roll): \(result)")
+                    #expect(abs(result.pitch - pitch) < 1e-6 && abs(result.roll - roll) < 1e-6, "\(heading) \(pitch) \(roll): \(result)")
+                }
+            }
+        }
+    }
+
+    @Test func withoutTiltCompensationHeelSwingsTheHeading() throws {
+        // What tilt compensation is for: 20° of heel, heading 45°, taken as level, is many degrees off.
+        let heeled = SyntheticAttitude(heading: 45, pitch: 0, roll: 20)
+        let level = try TiltCompensation.attitude(field: heeled.field(), acceleration: Vector3(x: 0, y: 0, z: 9.81))
+        #expect(abs(Degrees.signedDifference(from: 45, to: level.heading)) > 10, "\(level.heading)")
+    }
+
+    @Test func freeFallNoFieldAndAFieldAlongGravityAreSaidNotGuessed() {
+        let level = SyntheticAttitude(heading: 0, pitch: 0, roll: 0)
+        #expect(throws: TiltCompensation.Failure.noGravity(0.1)) { try TiltCompensation.attitude(field: level.field(), acceleration: Vector3(x: 0, y: 0.1, z: 0)) }
+        #expect(throws: TiltCompensation.Failure.noField(0)) { try TiltCompensation.attitude(field: .zero, acceleration: level.acceleration) }
+        #expect(throws: TiltCompensation.Failure.fieldAlongGravity) {
+            try TiltCompensation.attitude(field: Vector3(x: 0, y: 0, z: -0.5), acceleration: level.acceleration)
+        }
+        #expect(throws: TiltCompensation.Failure.noGravity(0)) {
+            try TiltCompensation.attitude(field: level.field(), acceleration: Vector3(x: .nan, y: 0, z: 9.8))
+        }
+    }
+}
+
+struct IIOValueTests {
+    @Test(arguments: [("12\n", 12.0), ("-0.000244140\n", -0.000244140), ("  3.5 \n", 3.5), ("+7", 7), ("0", 0), ("-.5", -0.5)])
+    func numbersAsTheKernelWritesThem(_ text: String, _ value: Double) {
+        #expect(IIOValue.parse(Array(text.utf8)) == value)
+    }
+
+    @Test(arguments: ["", "\n", "35\u{0}abc9.5", "1e3", "abc", "1.2.3", "--1", "nan", "inf", "0,5", "1 2", "-", ".", String(repeating: "9", count: 65), "12\u{0}"])
+    func anythingElseIsRefused(_ text: String) {
+        #expect(IIOValue.parse(Array(text.utf8)) == nil, "\(text.debugDescription)")
+    }
+
+    @Test func mountMatricesAsTheKernelWritesThem() {
+        let matrix = IIOValue.matrix(Array("0, 1, 0; 1, 0, 0; 0, 0, -1\n".utf8))
+        #expect(matrix == Matrix3(Vector3(x: 0, y: 1, z: 0), Vector3(x: 1, y: 0, z: 0), Vector3(x: 0, y: 0, z: -1)))
+        #expect(matrix.map { $0 * Vector3(x: 1, y: 2, z: 3) } == Vector3(x: 2, y: 1, z: -3), "v_device = M × v_sensor, the first triple the first row")
+        for bad in ["0, 1, 0; 1, 0, 0", "0, 1; 1, 0, 0; 0, 0, 1", "a, 1, 0; 1, 0, 0; 0, 0, 1", "1, 0, 0; 0, 1, 0; 0, 0, 1; 1, 1, 1"] {
+            #expect(IIOValue.matrix(Array(bad.utf8)) == nil, "\(bad)")
+        }
+    }
+}
+
+struct IIOEndpointTests {
+    @Test func theFormsItTakes() throws {
+        let first = try IIOEndpoint(parsing: "iio:")
+        #expect(first.magnetometer == nil && first.rate == 25 && first.root == "/sys/bus/iio/devices" && first.orientation == .identity)
+        let chosen = try IIOEndpoint(parsing: "iio://hmc5883l?accel=iio:device1&gyro=none&rate=10&root=/tmp/iio&orientation=turned-right")
+        #expect(chosen.magnetometer == "hmc5883l" && chosen.accelerometer == "iio:device1" && chosen.gyroscope == "none" && chosen.rate == 10 && chosen.root == "/tmp/iio")
+        // Turned right: the device's +Y (its forward) points to starboard, the vessel's +X.
+        #expect(chosen.orientation * Vector3(x: 0, y: 1, z: 0) == Vector3(x: 1, y: 0, z: 0))
+        #expect(chosen.description == "iio://hmc5883l?accel=iio:device1&gyro=none&rate=10.0&root=/tmp/iio&orientation=turned-right")
+        let matrix = try IIOEndpoint(parsing: "iio:?orientation=0,-1,0;1,0,0;0,0,1")
+        #expect(matrix.orientation * Vector3(x: 0, y: 1, z: 0) == Vector3(x: -1, y: 0, z: 0))
+    }
+
+    @Test(arguments: [
+        ("iio:?rate=0", "rate must be between"), ("iio:?rate=abc", "rate must be between"), ("iio:?root=relative", "root must be an absolute"),
+        ("iio:?orientation=2,0,0;0,1,0;0,0,1", "orientation must be"), ("iio:?orientation=-1,0,0;0,1,0;0,0,1", "orientation must be"),
+        ("iio:?speed=3", "unknown IIO parameter 'speed'"), ("iio", "an IIO source is"), ("iio://", "an IIO source is") as (String, String),
+    ])
+    func badFormsAreRefusedWithTheirReason(_ text: String, _ reason: String) {
+        if text == "iio://" {
+            #expect((try? IIOEndpoint(parsing: text))?.magnetometer == nil)  // iio:// alone is iio:
+            return
+        }
+        #expect(throws: IIOEndpoint.ParseError.self) { try IIOEndpoint(parsing: text) }
+        do { _ = try IIOEndpoint(parsing: text) } catch { #expect(error.reason.contains(reason), "\(error.reason)") }
+    }
+}
+
+/// A fake sysfs tree of IIO devices, as the kernel lays one out: for the source's tests.
+struct FakeIIOTree {
+    let root: URL
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-iio-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: root) }
+
+    /// Writes attributes of `device` (made when absent).
+    func write(_ device: String, _ attributes: [String: String]) throws {
+        let directory = root.appendingPathComponent(device)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for (name, value) in attributes { try Data(value.utf8).write(to: directory.appendingPathComponent(name)) }
+    }
+
+    /// An HMC5883L-like magnetometer (per-axis scale, a mount matrix swapping X and Y) and a LIS3DH-like
+    /// accelerometer (shared scale, an offset) reading `attitude`.
+    func writeCompass(_ attitude: SyntheticAttitude) throws {
+        let field = attitude.field()  // Gauss, device frame
+        // The sensor frame: the mount matrix M (X and Y swapped, Z turned over) gives v_device = M × v_sensor.
+        let sensor = Vector3(x: field.y, y: field.x, z: -field.z)
+        let scale = Vector3(x: 0.000909, y: 0.000909, z: 0.001020)
+        try write("iio:device0", [
+            "name": "hmc5883l\n",
+            "in_magn_x_scale": "0.000909\n", "in_magn_y_scale": "0.000909\n", "in_magn_z_scale": "0.001020\n",
+            "in_magn_x_raw": "\(Int((sensor.x / scale.x).rounded()))\n", "in_magn_y_raw": "\(Int((sensor.y / scale.y).rounded()))\n",
+            "in_magn_z_raw": "\(Int((sensor.z / scale.z).rounded()))\n",
+            "in_magn_mount_matrix": "0, 1, 0; 1, 0, 0; 0, 0, -1\n",
+        ])
+        let acceleration = attitude.acceleration
+        let accelerationScale = 0.009582
+        func raw(_ value: Double) -> String { "\(Int((value / accelerationScale).rounded()) - 4)\n" }  // offset 4 below
+        try write("iio:device1", [
+            "name": "lis3dh\n", "in_accel_scale": "0.009582\n", "in_accel_offset": "4\n",
+            "in_accel_x_raw": raw(acceleration.x), "in_accel_y_raw": raw(acceleration.y), "in_accel_z_raw": raw(acceleration.z),
+        ])
+    }
+}
+
+@Suite(.timeLimit(.minutes(2)))
+struct IIOHeadingSourceTests {
+    static func start(_ tree: FakeIIOTree, _ parameters: String = "") throws -> (IIOHeadingSource, DelegateRecorder) {
+        let source = IIOHeadingSource(configuration: .init(endpoint: try IIOEndpoint(parsing: "iio:?rate=50&root=\(tree.root.path)" + parameters)))
+        let recorder = DelegateRecorder()
+        source.delegate = recorder
+        source.start()
+        return (source, recorder)
+    }
+
+    @Test func aTiltedCompassGivesItsMagneticHeadingPitchAndRoll() async throws {
+        let tree = try FakeIIOTree()
+        defer { tree.remove() }
+        try tree.writeCompass(SyntheticAttitude(heading: 123, pitch: 10, roll: -20))
+        let (source, recorder) = try Self.start(tree)
+        defer { source.stop() }
+        #expect(await recorder.wait(timeout: .seconds(10)) { $0.compactMap(\.heading).count >= 3 }, "\(recorder.events)")
+        let heading = try #require(recorder.headings.first)
+        #expect(heading.trueHeading == nil && heading.kind == .compass && heading.source == "iio:?rate=50.0&root=\(tree.root.path)")
+        // Raw values are whole numbers: a few hundredths of a degree of quantisation.
+        #expect(abs(Degrees.signedDifference(from: 123, to: heading.magneticHeading ?? 0)) < 0.3, "\(heading)")
+        #expect(abs((heading.pitch ?? 99) - 10) < 0.3 && abs((heading.roll ?? 99) + 20) < 0.3, "\(heading)")
+        #expect(recorder.faults.map(\.code) == [.uncalibrated], "\(recorder.faults)")
+        #expect(recorder.faults.first?.reason.contains("iio:device0 (hmc5883l) has no calibration") == true)
+        #expect(recorder.faults.first?.reason.contains("tilt-compensated by iio:device1 (lis3dh)") == true)
+        #expect(recorder.events.contains(.authorizationChanged(.authorized)))
+    }
+
+    @Test func aSensorMountedTurnedRightIsTurnedBack() async throws {
+        let tree = try FakeIIOTree()
+        defer { tree.remove() }
+        // Vessel heading 30°, the sensor's forward to starboard: the sensor itself points at 120°.
+        try tree.writeCompass(SyntheticAttitude(heading: 120, pitch: 0, roll: 0))
+        let (source, recorder) = try Self.start(tree, "&orientation=turned-right")
+        defer { source.stop() }
+        #expect(await recorder.wait(timeout: .seconds(10)) { $0.compactMap(\.heading).count >= 1 })
+        #expect(abs(Degrees.signedDifference(from: 30, to: recorder.headings.first?.magneticHeading ?? 0)) < 0.3, "\(recorder.headings.first as Any)")
+    }
+
+    @Test func aDeviceThatGoesAwayIsLostAndFoundAgain() async throws {
+        let tree = try FakeIIOTree()
+        defer { tree.remove() }
+        try tree.writeCompass(SyntheticAttitude(heading: 200, pitch: 0, roll: 0))
+        let (source, recorder) = try Self.start(tree)
+        defer { source.stop() }
+        #expect(await recorder.wait(timeout: .seconds(10)) { $0.compactMap(\.heading).count >= 2 })
+        // Unbound: the files held open read nothing (the kernel's say ENODEV; emptied in place here).
+        try tree.write("iio:device0", ["in_magn_x_raw": "", "in_magn_y_raw": "", "in_magn_z_raw": ""])
+        #expect(await recorder.wait(timeout: .seconds(10)) { $0.contains { $0.fault?.code == .deviceLost } }, "\(recorder.faults)")
+        #expect(recorder.faults.first { $0.code == .deviceLost }?.reason.contains("iio:device0 (hmc5883l) stopped answering") == true)
+        let headingsBefore = recorder.headings.count
+        try tree.writeCompass(SyntheticAttitude(heading: 200, pitch: 0, roll: 0))
+        #expect(await recorder.wait(timeout: .seconds(15)) { $0.compactMap(\.heading).count > headingsBefore + 2 }, "\(recorder.faults)")
+        #expect(recorder.faults.filter { $0.code == .uncalibrated }.count == 1, "said once a start")
+    }
+
+    @Test func badValuesAndNoMagnetometerAreFaultsNeverHeadings() async throws {
+        let tree = try FakeIIOTree()
+        defer { tree.remove() }
+        let (source, recorder) = try Self.start(tree)
+        #expect(await recorder.wait(timeout: .seconds(10)) { $0.contains { $0.fault?.code == .sourceUnavailable } })
+        #expect(recorder.faults.first?.reason.hasPrefix("no magnetometer under \(tree.root.path) (no IIO devices); retrying in") == true, "\(recorder.faults)")
+        source.stop()
+        try tree.writeCompass(SyntheticAttitude(heading: 10, pitch: 0, roll: 0))
+        try tree.write("iio:device0", ["in_magn_y_raw": "35\u{0}abc9.5\n"])
+        let (bad, badRecorder) = try Self.start(tree)
+        defer { bad.stop() }
+        #expect(await badRecorder.wait(timeout: .seconds(10)) { $0.contains { $0.fault?.code == .malformedInput } })
+        #expect(badRecorder.faults.first { $0.code == .malformedInput }?.reason.contains("in_magn_y_raw holds '35?abc9.5', not a number") == true, "\(badRecorder.faults)")
+        // Free fall: the accelerometer reads nothing: said, no heading.
+        try tree.writeCompass(SyntheticAttitude(heading: 10, pitch: 0, roll: 0))
+        for axis in ["x", "y", "z"] { try tree.write("iio:device1", ["in_accel_\(axis)_raw": "-4\n"]) }
+        #expect(await badRecorder.wait(timeout: .seconds(10)) { $0.contains { $0.fault?.code == .outOfRange } }, "\(badRecorder.faults)")
+        #expect(badRecorder.faults.contains { $0.reason.contains("free fall") })
+        #expect(badRecorder.headings.isEmpty, "\(badRecorder.headings)")
+    }
+}
