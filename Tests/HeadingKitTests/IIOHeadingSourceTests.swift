@@ -237,3 +237,26 @@ struct IIOHeadingSourceTests {
         #expect(badRecorder.headings.isEmpty, "\(badRecorder.headings)")
     }
 }
+
+struct IIOSamplingFrequencyTests {
+    @Test func theSmallestAtLeastEightTimesTheRateElseTheFastest() {
+        let lis3dh = [1.0, 10, 25, 50, 100, 200, 400, 1600, 5000]
+        #expect(IIOSamplingFrequency.choose(for: 25, among: lis3dh) == 200)
+        #expect(IIOSamplingFrequency.choose(for: 10, among: lis3dh) == 100)
+        #expect(IIOSamplingFrequency.choose(for: 25, among: [0.75, 1.5, 3, 7.5, 15, 30, 75]) == 75, "an HMC5883L's fastest")
+        #expect(IIOSamplingFrequency.choose(for: 25, among: []) == nil)
+        #expect(IIOSamplingFrequency.choose(for: 25, among: [.nan, -1, .infinity]) == nil)
+    }
+
+    @Test func itIsWrittenWhereWritableAndLeftAloneWhereNot() throws {
+        let tree = try FakeIIOTree()
+        defer { tree.remove() }
+        try tree.write("iio:device1", ["name": "lis3dh\n", "sampling_frequency": "1\n", "sampling_frequency_available": "1 10 25 50 100 200 400 1600 5000\n"])
+        let device = IIODevice(directory: tree.root.appendingPathComponent("iio:device1").path)
+        #expect(IIOSamplingFrequency.adjust(device, for: 25) == .set(from: 1, to: 200))
+        #expect(IIOChannels.contents(device.directory + "/sampling_frequency").flatMap { IIOValue.parse($0) } == 200)
+        #expect(IIOSamplingFrequency.adjust(device, for: 25) == .unchanged(200))
+        try tree.write("iio:device2", ["name": "hmc5883l\n"])
+        #expect(IIOSamplingFrequency.adjust(IIODevice(directory: tree.root.appendingPathComponent("iio:device2").path), for: 25) == .notAdjustable)
+    }
+}

@@ -41,7 +41,7 @@ extension SourceSpecification {
                 )
             )
         case .iio(let endpoint):
-            IIOHeadingSource(configuration: .init(endpoint: endpoint, sourceName: description))
+            IIOHeadingSource(configuration: .init(endpoint: endpoint, sourceName: description, logger: logger))
         case .stream(let endpoint, let selection):
             NMEA0183HeadingSource(
                 feed: Self.feed(for: endpoint, in: &feeds, logger: logger),

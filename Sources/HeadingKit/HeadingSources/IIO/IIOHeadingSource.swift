@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+public import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -37,14 +38,30 @@ public final class IIOHeadingSource: HeadingSource {
         public var endpoint: IIOEndpoint
         /// The name headings and faults carry; `nil` for the endpoint's URL.
         public var sourceName: String?
+        /// Where the devices found and their sampling frequencies are logged. Default: nowhere.
+        public var logger: Logger
 
         /// Creates a configuration.
         /// - Parameters:
         ///   - endpoint: The devices and the rate.
         ///   - sourceName: The name headings and faults carry, or `nil` for the endpoint's URL.
-        public init(endpoint: IIOEndpoint = IIOEndpoint(), sourceName: String? = nil) {
+        ///   - logger: Where the devices found and their sampling frequencies are logged. Default: nowhere.
+        public init(
+            endpoint: IIOEndpoint = IIOEndpoint(), sourceName: String? = nil,
+            logger: Logger = Logger(label: "HeadingKit.IIO", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) {
             self.endpoint = endpoint
             self.sourceName = sourceName
+            self.logger = logger
+        }
+
+        public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
+            lhs.endpoint == rhs.endpoint && lhs.sourceName == rhs.sourceName
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(endpoint)
+            hasher.combine(sourceName)
         }
     }
 
@@ -220,6 +237,7 @@ private struct IIOReader: Sendable {
             }
             backoff.reset()
             deliver(.authorizationChanged(.authorized))
+            adjustSamplingFrequencies([magnetometer.device] + (accelerometer.map { [$0.device] } ?? []), rate: endpoint.rate)
             if !uncalibratedReported {
                 uncalibratedReported = true
                 deliver(.fault(HeadingFault(
@@ -269,5 +287,21 @@ private struct IIOReader: Sendable {
     private func deliver(_ report: HeadingSourceReport?) {
         guard let report, !signal.isStopped else { return }
         source()?.report(report)
+    }
+
+    /// Sets each device's sampling frequency for direct reads at `rate`, and says what was done.
+    private func adjustSamplingFrequencies(_ devices: [IIODevice], rate: Double) {
+        let logger = configuration.logger
+        for device in devices {
+            switch IIOSamplingFrequency.adjust(device, for: rate) {
+            case .notAdjustable, .unchanged: break
+            case .set(let from, let to):
+                logger.notice("\(name): \(device): sampling_frequency \(from.map { "\($0) Hz → " } ?? "")\(to) Hz, for reads at \(rate) a second")
+            case .refused(let chosen, let reason):
+                let text = "\(name): \(device): cannot set sampling_frequency to \(chosen) Hz (\(reason)); at its own, each read may take long "
+                    + "(ST's drivers sleep two sample periods a read): set it at boot (a udev rule; README, IIO)"
+                logger.notice("\(text)")
+            }
+        }
     }
 }
