@@ -101,20 +101,11 @@ public final class IIOHeadingSource: HeadingSource {
     /// ``HeadingAuthorizationStatus/authorized``; with no magnetometer yet, the answer waits for
     /// the reader, after ``start()``.
     public func requestAuthorization() {
-        var status = state.withLock { $0.authorization }
-        if status == .notDetermined, let magnetometer = try? IIODeviceChoice(endpoint: configuration.endpoint).magnetometer {
-            let path = "\(magnetometer.directory)/in_magn_x_raw"
-            if access(path, R_OK) == 0 {
-                status = .authorized
-            } else if errno == EACCES || errno == EPERM {
-                let reason = "cannot read \(path): \(String(cString: strerror(errno)))"
-                state.report(.fault(HeadingFault(code: .permissionDenied, source: name, reason: reason)), from: self)
-                status = .denied
-            }
-        }
-        guard status != .notDetermined else { return }
-        state.withLock { $0.authorization = status }
-        state.report(.authorizationChanged(status), from: self)
+        state.answerAuthorization(
+            \.authorization,
+            reading: (try? IIODeviceChoice(endpoint: configuration.endpoint)).map { "\($0.magnetometer.directory)/in_magn_x_raw" },
+            from: self
+        )
     }
 
     /// Starts the reader thread. Does nothing while started.

@@ -155,19 +155,8 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCounti
     /// ``HeadingAuthorizationStatus/authorized``. For a network feed, or a device not plugged in
     /// yet, the answer waits for the first attempt to open it, after ``start()``.
     public func requestAuthorization() {
-        var status = state.withLock { $0.authorization }
-        if status == .notDetermined, case .serial(let path, _) = feed.configuration.endpoint.transport {
-            if access(path, R_OK) == 0 {
-                status = .authorized
-            } else if errno == EACCES || errno == EPERM {
-                let reason = "cannot read \(path): \(String(cString: strerror(errno))) (is this user in the dialout group?)"
-                state.report(.fault(HeadingFault(code: .permissionDenied, source: name, reason: reason)), from: self)
-                status = .denied
-            }
-        }
-        guard status != .notDetermined else { return }
-        state.withLock { $0.authorization = status }
-        state.report(.authorizationChanged(status), from: self)
+        let serialPath: String? = if case .serial(let path, _) = feed.configuration.endpoint.transport { path } else { nil }
+        state.answerAuthorization(\.authorization, reading: serialPath, hint: "is this user in the dialout group?", from: self)
     }
 
     /// Starts taking sentences; the feed opens its transport if no other source has. Does nothing while started.
