@@ -52,10 +52,13 @@ public struct Matrix3: Sendable, Hashable, CustomStringConvertible {
         return true
     }
 
+    /// Whether every entry is the same.
     public static func == (lhs: Matrix3, rhs: Matrix3) -> Bool {
         lhs.rows.0 == rhs.rows.0 && lhs.rows.1 == rhs.rows.1 && lhs.rows.2 == rhs.rows.2
     }
 
+    /// Hashes the entries.
+    /// - Parameter hasher: The hasher.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(rows.0)
         hasher.combine(rows.1)

@@ -55,10 +55,13 @@ public final class IIOHeadingSource: HeadingSource {
             self.logger = logger
         }
 
+        /// Whether two configurations read the same devices under the same name (the logger aside).
         public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
             lhs.endpoint == rhs.endpoint && lhs.sourceName == rhs.sourceName
         }
 
+        /// Hashes what ``==`` compares.
+        /// - Parameter hasher: The hasher.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(endpoint)
             hasher.combine(sourceName)
