@@ -60,7 +60,7 @@ public final class IIOHeadingSource: HeadingSource {
             lhs.endpoint == rhs.endpoint && lhs.sourceName == rhs.sourceName
         }
 
-        /// Hashes what ``==`` compares.
+        /// Hashes the endpoint and the name: what equality compares.
         /// - Parameter hasher: The hasher.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(endpoint)
