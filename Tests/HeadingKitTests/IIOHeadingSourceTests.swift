@@ -224,14 +224,16 @@ struct IIOHeadingSourceTests {
         #expect(recorder.faults.first?.reason.hasPrefix("no magnetometer under \(tree.root.path) (no IIO devices); retrying in") == true, "\(recorder.faults)")
         source.stop()
         try tree.writeCompass(SyntheticAttitude(heading: 10, pitch: 0, roll: 0))
+        let goodY = try String(contentsOf: tree.root.appendingPathComponent("iio:device0/in_magn_y_raw"), encoding: .utf8)
         try tree.write("iio:device0", ["in_magn_y_raw": "35\u{0}abc9.5\n"])
         let (bad, badRecorder) = try Self.start(tree)
         defer { bad.stop() }
         #expect(await badRecorder.wait(timeout: .seconds(10)) { $0.contains { $0.fault?.code == .malformedInput } })
         #expect(badRecorder.faults.first { $0.code == .malformedInput }?.reason.contains("in_magn_y_raw holds '35?abc9.5', not a number") == true, "\(badRecorder.faults)")
-        // Free fall: the accelerometer reads nothing: said, no heading.
-        try tree.writeCompass(SyntheticAttitude(heading: 10, pitch: 0, roll: 0))
+        // Free fall: the accelerometer reads nothing: said, no heading. (Written while the
+        // magnetometer still reads junk, then the magnetometer mended: no good sample between.)
         for axis in ["x", "y", "z"] { try tree.write("iio:device1", ["in_accel_\(axis)_raw": "-4\n"]) }
+        try tree.write("iio:device0", ["in_magn_y_raw": goodY])
         #expect(await badRecorder.wait(timeout: .seconds(10)) { $0.contains { $0.fault?.code == .outOfRange } }, "\(badRecorder.faults)")
         #expect(badRecorder.faults.contains { $0.reason.contains("free fall") })
         #expect(badRecorder.headings.isEmpty, "\(badRecorder.headings)")
