@@ -77,9 +77,6 @@ package struct FaultFloodGate: Sendable {
         self.leading = max(1, leading)
     }
 
-    /// Whether any line is held back, not yet in a summary.
-    package var isHolding: Bool { floods.values.contains { $0.heldCount > 0 } }
-
     /// Passes a fault on, holds it back, or passes the summary it completes.
     /// - Parameters:
     ///   - fault: The fault a source raised.
