@@ -74,10 +74,8 @@ package struct IIODevice: Sendable, Hashable, CustomStringConvertible {
 
     /// A short attribute's text, trimmed; `nil` when absent, unreadable, empty or not text.
     static func text(_ path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 256), !data.contains(0),
-            let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty
+        guard let bytes = IIOChannels.contents(path), !bytes.contains(0),
+            let text = String(bytes: bytes.prefix(256), encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty
         else { return nil }
         return text
     }
