@@ -34,7 +34,7 @@ struct WorldMagneticModelTests {
         var errors: [Double] = []
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             let fields = line.split(separator: ",").compactMap { Double($0) }
-            try #require(fields.count == 5, "bad oracle line: \(line)")
+            try #require(fields.count == 8, "bad oracle line: \(line)")
             let declination = model.declination(latitude: fields[0], longitude: fields[1], altitude: fields[2], decimalYear: fields[3])
             errors.append(abs(Degrees.signedDifference(from: fields[4], to: declination)))
         }
@@ -43,6 +43,33 @@ struct WorldMagneticModelTests {
         let mean = errors.reduce(0, +) / Double(errors.count)
         print("WMM2025 against pygeomag 1.1.0 at \(errors.count) points: max error \(maximum)°, mean \(mean)°")
         #expect(maximum <= 0.01)
+    }
+
+    @Test func fieldIntensitiesAndInclinationAgreeWithPygeomag() throws {
+        let text = try String(contentsOfFile: Fixtures.path("wmm2025-oracle.csv"), encoding: .utf8)
+        let model = WorldMagneticModel.wmm2025
+        var worstIntensity = 0.0, worstInclination = 0.0, count = 0
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = line.split(separator: ",").compactMap { Double($0) }
+            try #require(fields.count == 8, "bad oracle line: \(line)")
+            let field = model.field(latitude: fields[0], longitude: fields[1], altitude: fields[2], decimalYear: fields[3])
+            worstIntensity = max(worstIntensity, abs(field.totalIntensity - fields[5]), abs(field.horizontalIntensity - fields[6]))
+            worstInclination = max(worstInclination, abs(field.inclination - fields[7]))
+            #expect(abs(Degrees.signedDifference(from: fields[4], to: field.declination)) <= 0.01)
+            count += 1
+        }
+        #expect(count == 500)
+        #expect(worstIntensity <= 1, "worst intensity error \(worstIntensity) nT")
+        #expect(worstInclination <= 0.01, "worst inclination error \(worstInclination)°")
+    }
+
+    @Test func zonesFollowNOAAsBounds() {
+        #expect(WorldMagneticModel.Field(north: 1500, east: 1000, down: 50_000).zone == .blackout)  // H ≈ 1,803 nT
+        #expect(WorldMagneticModel.Field(north: 5000, east: 0, down: 55_000).zone == .caution)
+        #expect(WorldMagneticModel.Field(north: 19_000, east: -500, down: 45_000).zone == .normal)
+        // Near the north magnetic pole (about 85.8° N, 139° E in 2026) the model itself is in the blackout zone.
+        #expect(WorldMagneticModel.wmm2025.field(latitude: 85.8, longitude: 139, decimalYear: 2026.5).zone == .blackout)
+        #expect(WorldMagneticModel.wmm2025.field(latitude: 50.8, longitude: -1.3, decimalYear: 2026.5).zone == .normal)
     }
 
     @Test func embeddedCoefficientsAreTheCOFFileUnchanged() throws {

@@ -70,3 +70,26 @@ public struct Matrix3: Sendable, Hashable, CustomStringConvertible {
         [rows.0, rows.1, rows.2].map { "\($0.x), \($0.y), \($0.z)" }.joined(separator: "; ")
     }
 }
+
+extension Matrix3: Codable {
+    /// Reads three rows of three finite numbers: `[[a, b, c], [d, e, f], [g, h, i]]`.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` for anything else.
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        let first = try container.decode(Vector3.self), second = try container.decode(Vector3.self), third = try container.decode(Vector3.self)
+        guard container.isAtEnd else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a matrix is three rows"))
+        }
+        self.init(first, second, third)
+    }
+
+    /// Writes the rows.
+    /// - Parameter encoder: The encoder.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(rows.0)
+        try container.encode(rows.1)
+        try container.encode(rows.2)
+    }
+}

@@ -59,3 +59,26 @@ public struct Vector3: Sendable, Hashable, CustomStringConvertible {
     /// `(x, y, z)`.
     public var description: String { "(\(x), \(y), \(z))" }
 }
+
+extension Vector3: Codable {
+    /// Reads `[x, y, z]`, each finite.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` for anything else.
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        let x = try container.decode(Double.self), y = try container.decode(Double.self), z = try container.decode(Double.self)
+        guard container.isAtEnd, x.isFinite, y.isFinite, z.isFinite else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a vector is three finite numbers"))
+        }
+        self.init(x: x, y: y, z: z)
+    }
+
+    /// Writes `[x, y, z]`.
+    /// - Parameter encoder: The encoder.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(x)
+        try container.encode(y)
+        try container.encode(z)
+    }
+}

@@ -131,7 +131,7 @@ public struct WorldMagneticModel: Sendable {
     }
 
     /// The field's north, east and down components in nT on geodetic axes.
-    private func northEastDown(latitude: Double, longitude: Double, altitudeKilometres: Double, decimalYear: Double)
+    func northEastDown(latitude: Double, longitude: Double, altitudeKilometres: Double, decimalYear: Double)
         -> (north: Double, east: Double, down: Double)
     {
         // Just short of the poles, where east is undefined.

@@ -1,0 +1,217 @@
+// headingd — HeadingKit tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+@testable import HeadingKit
+import HeadingKitTesting
+import Testing
+
+/// Three sites of the accuracy benchmark, the model's field there in mid-2026.
+enum CalibrationSites {
+    static let all: [(name: String, latitude: Double, longitude: Double)] = [
+        ("Solent", 50.78, -1.30), ("Sydney", -33.85, 151.25), ("Tromsø", 69.65, 18.96),
+    ]
+
+    static func field(_ site: (name: String, latitude: Double, longitude: Double)) -> WorldMagneticModel.Field {
+        WorldMagneticModel.wmm2025.field(latitude: site.latitude, longitude: site.longitude, decimalYear: 2026.5)
+    }
+
+    /// A symmetric soft iron with every entry up to ±`share` off the identity's (diagonal and cross terms).
+    static func softIron(_ share: Double, using sensor: inout SimulatedMagnetometer) -> Matrix3 {
+        let (xy, xz, yz) = (sensor.uniform(-share...share) / 2, sensor.uniform(-share...share) / 2, sensor.uniform(-share...share) / 2)
+        return Matrix3(
+            Vector3(x: 1 + sensor.uniform(-share...share), y: xy, z: xz), Vector3(x: xy, y: 1 + sensor.uniform(-share...share), z: yz),
+            Vector3(x: xz, y: yz, z: 1 + sensor.uniform(-share...share))
+        )
+    }
+
+    /// A hard iron of `times` the field's strength, in a random direction.
+    static func hardIron(times: Double, field: WorldMagneticModel.Field, using sensor: inout SimulatedMagnetometer) -> Vector3 {
+        let direction = Vector3(x: sensor.uniform(-1...1), y: sensor.uniform(-1...1), z: sensor.uniform(-1...1))
+        return direction * (times * field.totalIntensity / 1000 / max(direction.length, 1e-6))
+    }
+
+    /// Heading errors on a grid: every 10° of heading, heel and trim to ±30°.
+    static func errors(of sensor: inout SimulatedMagnetometer, corrected: (Vector3) -> Vector3) -> [Double] {
+        var errors: [Double] = []
+        for heading in stride(from: 0.0, to: 360, by: 10) {
+            for pitch in stride(from: -30.0, through: 30, by: 15) {
+                for roll in stride(from: -30.0, through: 30, by: 15) {
+                    let reading = sensor.reading(heading: heading, pitch: pitch, roll: roll)
+                    guard let attitude = try? TiltCompensation.attitude(field: corrected(reading.field), acceleration: reading.acceleration) else {
+                        errors.append(180)
+                        continue
+                    }
+                    errors.append(abs(Degrees.signedDifference(from: heading, to: attitude.heading)))
+                }
+            }
+        }
+        return errors
+    }
+
+    static func rms(_ values: [Double]) -> Double { (values.reduce(0) { $0 + $1 * $1 } / Double(values.count)).squareRoot() }
+}
+
+struct MagnetometerCalibratorTests {
+    @Test func aTumbledSensorGivesItsHardAndSoftIronBack() throws {
+        let field = CalibrationSites.field(CalibrationSites.all[0])
+        var sensor = SimulatedMagnetometer(field: field, noise: 0.2, accelerationNoise: 0.02, seed: 7)
+        sensor.hardIron = Vector3(x: 40, y: -25, z: 60)
+        sensor.softIron = Matrix3(Vector3(x: 1.15, y: 0.05, z: -0.04), Vector3(x: 0.05, y: 0.9, z: 0.06), Vector3(x: -0.04, y: 0.06, z: 1.05))
+        var calibrator = MagnetometerCalibrator(shape: .sphere, reference: .init(field))
+        for _ in 0..<800 {
+            let attitude = sensor.randomAttitude()
+            let reading = sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll)
+            calibrator.add(field: reading.field, acceleration: reading.acceleration)
+        }
+        let calibration = try #require(calibrator.fit())
+        #expect(calibration.mode == .ellipsoid)
+        #expect((calibration.offset - sensor.hardIron).length < 0.5, "\(calibration.offset)")
+        // The soft iron undoes the distortion up to a scale: W × S ≈ k I.
+        let product = calibration.softIron * sensor.softIron
+        let scale = product.rows.0.x
+        for (row, unit) in [(product.rows.0, Vector3(x: 1, y: 0, z: 0)), (product.rows.1, Vector3(x: 0, y: 1, z: 0)), (product.rows.2, Vector3(x: 0, y: 0, z: 1))] {
+            #expect((row * (1 / scale) - unit).length < 0.01, "\(product)")
+        }
+        #expect(abs(calibration.fieldStrength - field.totalIntensity / 1000) / (field.totalIntensity / 1000) < 0.1)
+        #expect(abs(try #require(calibration.inclination) - field.inclination) < 2)
+        #expect(calibration.residual < 0.5 && calibration.headingError < 1.5, "\(calibration)")
+        #expect(calibration.coverage >= 0.9)
+        #expect(calibrator.assess(calibration) == .good)
+    }
+
+    @Test func aBoatTurnedThroughACircleGivesItsHorizontalIronBack() throws {
+        let field = CalibrationSites.field(CalibrationSites.all[1])
+        var sensor = SimulatedMagnetometer(field: field, noise: 0.2, accelerationNoise: 0.02, seed: 11)
+        sensor.hardIron = Vector3(x: -30, y: 20, z: 15)
+        sensor.softIron = Matrix3(Vector3(x: 1.1, y: -0.06, z: 0), Vector3(x: -0.06, y: 0.92, z: 0), Vector3(x: 0, y: 0, z: 1))
+        var calibrator = MagnetometerCalibrator(shape: .circle, reference: .init(field))
+        // Two turns, heeled 10° to port on the first and 10° to starboard on the second, pitching a little.
+        for step in 0..<720 {
+            let heel = step < 360 ? -10.0 : 10.0
+            let reading = sensor.reading(heading: Double(step % 360), pitch: sensor.uniform(-3...3), roll: heel + sensor.uniform(-2...2))
+            calibrator.add(field: reading.field, acceleration: reading.acceleration)
+        }
+        let calibration = try #require(calibrator.fit())
+        #expect(calibration.mode == .circle && calibration.coverage == 1)
+        #expect(abs(calibration.offset.x - sensor.hardIron.x) < 1 && abs(calibration.offset.y - sensor.hardIron.y) < 1, "\(calibration.offset)")
+        #expect(abs(calibration.offset.z - sensor.hardIron.z) < 3, "heeled both ways, the vertical hard iron is seen: \(calibration.offset)")
+        #expect(calibration.headingError < 1.5)
+        #expect(calibrator.assess(calibration) == .good, "\(calibrator.assess(calibration))")
+        var check = sensor
+        let errors = CalibrationSites.errors(of: &check) { calibration.corrected($0) }
+        #expect(CalibrationSites.rms(errors) < 3, "\(CalibrationSites.rms(errors))")
+    }
+
+    @Test func aHalfTurnIsNotEnoughAndSaysWhatIsMissing() throws {
+        let field = CalibrationSites.field(CalibrationSites.all[0])
+        var sensor = SimulatedMagnetometer(field: field, noise: 0.1, seed: 3)
+        var calibrator = MagnetometerCalibrator(shape: .circle, reference: .init(field))
+        for step in 0..<400 {
+            let reading = sensor.reading(heading: Double(step) * 180 / 400, pitch: 0, roll: 0)
+            calibrator.add(field: reading.field, acceleration: reading.acceleration)
+        }
+        let verdict = calibrator.assess(calibrator.fit())
+        guard case .notEnough(let reasons) = verdict else {
+            Issue.record("expected not enough, got \(verdict)")
+            return
+        }
+        #expect(reasons.contains { $0.contains("of 36 sectors of 10° covered: keep turning") }, "\(reasons)")
+    }
+
+    @Test func aMagnetNearbyIsRefusedWithTheReason() throws {
+        let solent = CalibrationSites.field(CalibrationSites.all[0])
+        // Calibrated in a field half again as strong as the model's: a disturbance, not the Earth.
+        let disturbed = WorldMagneticModel.Field(north: solent.north * 1.6, east: solent.east * 1.6, down: solent.down * 1.6)
+        var sensor = SimulatedMagnetometer(field: disturbed, noise: 0.1, seed: 5)
+        var calibrator = MagnetometerCalibrator(shape: .sphere, reference: .init(solent))
+        for _ in 0..<600 {
+            let attitude = sensor.randomAttitude()
+            let reading = sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll)
+            calibrator.add(field: reading.field, acceleration: reading.acceleration)
+        }
+        let verdict = calibrator.assess(calibrator.fit())
+        guard case .refused(let reasons) = verdict else {
+            Issue.record("expected refused, got \(verdict)")
+            return
+        }
+        #expect(reasons.contains { $0.contains("a magnetic disturbance nearby") && $0.contains("+60 %") }, "\(reasons)")
+    }
+
+    @Test func memoryIsBoundedAndAStillSensorAddsNothing() {
+        var calibrator = MagnetometerCalibrator(shape: .sphere, capacity: 200)
+        for _ in 0..<1000 { calibrator.add(field: Vector3(x: 20, y: 0, z: -40), acceleration: nil) }
+        #expect(calibrator.sampleCount == 1)
+        var sensor = SimulatedMagnetometer(field: CalibrationSites.field(CalibrationSites.all[2]), noise: 0.5, seed: 9)
+        for _ in 0..<20_000 {
+            let attitude = sensor.randomAttitude()
+            calibrator.add(field: sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll).field, acceleration: nil)
+        }
+        #expect(calibrator.sampleCount <= 200)
+        let notANumber = calibrator.add(field: Vector3(x: .nan, y: 0, z: 0), acceleration: nil)
+        let freeFall = calibrator.add(field: Vector3(x: 30, y: 0, z: 0), acceleration: Vector3(x: 0, y: 0.1, z: 0))
+        #expect(!notANumber && !freeFall, "no sample without a number, nor in free fall (no down)")
+    }
+
+    @Test func aCalibrationFileRoundTripsAndHostileOnesAreRefused() throws {
+        let calibration = MagnetometerCalibration(
+            offset: Vector3(x: 1, y: 2, z: 3), softIron: .identity, mode: .ellipsoid, fieldStrength: 48.5, inclination: 66,
+            residual: 0.3, headingError: 0.9, coverage: 0.8, samples: 500, date: Date(timeIntervalSince1970: 1_790_000_000), device: "hmc5843"
+        )
+        #expect(try MagnetometerCalibration.read(calibration.encoded()) == calibration)
+        let text = String(decoding: calibration.encoded(), as: UTF8.self)
+        for (hostile, reason) in [
+            ("{}", "not a calibration"),
+            (text.replacingOccurrences(of: "\"fieldStrength\" : 48.5", with: "\"fieldStrength\" : -1"), "out of range"),
+            (text.replacingOccurrences(of: "\"offset\" : [\n    1,", with: "\"offset\" : [\n    100000,"), "beyond any magnetometer"),
+            (text.replacingOccurrences(of: "\"softIron\" : [\n    [\n      1,", with: "\"softIron\" : [\n    [\n      100,"), "more than 3×"),
+            (text.replacingOccurrences(of: "\"mode\" : \"ellipsoid\"", with: "\"mode\" : \"magic\""), "not a calibration"),
+            (String(repeating: " ", count: 70_000), "bytes"),
+        ] {
+            #expect(hostile != text)
+            #expect {
+                try MagnetometerCalibration.read(Data(hostile.utf8))
+            } throws: { error in
+                (error as? MagnetometerCalibration.FileError)?.reason.contains(reason) == true
+            }
+        }
+    }
+
+    /// The accuracy benchmark of issue 37: after `calibrate`, heading RMS ≤ 1° and worst ≤ 3° over
+    /// every heading with heel and trim to ±30°, at three sites, with hard iron up to twice the
+    /// field and soft iron ±20 % with cross terms; beside no calibration and hard iron only.
+    /// Deterministic (seeded), so its bounds are asserted; the table is printed for the notes.
+    @Test func accuracyTableAtThreeSites() throws {
+        var lines = ["site       field µT  incl°  | none RMS/worst   | hard iron only    | calibrated (ellipsoid)"]
+        for (index, site) in CalibrationSites.all.enumerated() {
+            let field = CalibrationSites.field(site)
+            var sensor = SimulatedMagnetometer(field: field, noise: 0.3, accelerationNoise: 0.03, seed: UInt64(100 + index))
+            sensor.hardIron = CalibrationSites.hardIron(times: 2, field: field, using: &sensor)
+            sensor.softIron = CalibrationSites.softIron(0.2, using: &sensor)
+            var calibrator = MagnetometerCalibrator(shape: .sphere, reference: .init(field))
+            for _ in 0..<1500 {
+                let attitude = sensor.randomAttitude()
+                let reading = sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll)
+                calibrator.add(field: reading.field, acceleration: reading.acceleration)
+            }
+            let calibration = try #require(calibrator.fit())
+            #expect(calibrator.assess(calibration) == .good, "\(site.name): \(calibrator.assess(calibration))")
+            // The calibration's error, not the sensor's noise (0.3 µT is 1.6° a sample in Tromsø's 10.8 µT horizontal field;
+            // a source's smoothing takes that down): the grid is read noise-free.
+            sensor.noise = 0
+            sensor.accelerationNoise = 0
+            let hardIronOnly = MagnetometerCalibration(offset: calibration.offset, mode: .hardIron, fieldStrength: calibration.fieldStrength)
+            let none = CalibrationSites.errors(of: &sensor) { $0 }
+            let hard = CalibrationSites.errors(of: &sensor) { hardIronOnly.corrected($0) }
+            let full = CalibrationSites.errors(of: &sensor) { calibration.corrected($0) }
+            func cell(_ errors: [Double]) -> String { String(format: "%6.2f° / %6.2f°", CalibrationSites.rms(errors), errors.max() ?? 0) }
+            lines.append(
+                site.name.padding(toLength: 10, withPad: " ", startingAt: 0)
+                    + String(format: " %7.1f  %5.1f  | ", field.totalIntensity / 1000, field.inclination) + cell(none) + " | " + cell(hard) + " | " + cell(full))
+            #expect(CalibrationSites.rms(full) <= 1, "\(site.name)")
+            #expect((full.max() ?? 180) <= 3, "\(site.name)")
+            #expect(CalibrationSites.rms(hard) > CalibrationSites.rms(full), "\(site.name)")
+        }
+        print((["Accuracy (every 10° of heading × heel and trim −30…30° by 15°; hard iron 2× the field, soft iron ±20 % with cross terms; calibrated from 1,500 tumbled samples with noise 0.3 µT and 0.03 m/s², the grid read noise-free):"] + lines).joined(separator: "\n"))
+    }
+}
