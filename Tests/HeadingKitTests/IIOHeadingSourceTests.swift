@@ -137,9 +137,9 @@ struct FakeIIOTree {
     }
 
     /// An HMC5883L-like magnetometer (per-axis scale, a mount matrix swapping X and Y) and a LIS3DH-like
-    /// accelerometer (shared scale, an offset) reading `attitude`.
-    func writeCompass(_ attitude: SyntheticAttitude) throws {
-        let field = attitude.field()  // Gauss, device frame
+    /// accelerometer (shared scale, an offset) reading `attitude`, with a hard iron in µT in the device frame.
+    func writeCompass(_ attitude: SyntheticAttitude, hardIron: Vector3 = .zero) throws {
+        let field = attitude.field() + hardIron * 0.01  // Gauss, device frame
         // The sensor frame: the mount matrix M (X and Y swapped, Z turned over) gives v_device = M × v_sensor.
         let sensor = Vector3(x: field.y, y: field.x, z: -field.z)
         let scale = Vector3(x: 0.000909, y: 0.000909, z: 0.001020)
@@ -197,6 +197,86 @@ struct IIOHeadingSourceTests {
         defer { source.stop() }
         #expect(await recorder.wait(timeout: .seconds(10)) { $0.compactMap(\.heading).count >= 1 })
         #expect(abs(Degrees.signedDifference(from: 30, to: recorder.headings.first?.magneticHeading ?? 0)) < 0.3, "\(recorder.headings.first as Any)")
+    }
+
+    @Test func aCalibrationFileTakesTheHardIronOutAndIsStated() async throws {
+        let tree = try FakeIIOTree()
+        defer { tree.remove() }
+        let hardIron = Vector3(x: 25, y: -40, z: 10)  // µT: far more than the 19 µT horizontal field
+        try tree.writeCompass(SyntheticAttitude(heading: 200, pitch: 5, roll: 10), hardIron: hardIron)
+        // Uncalibrated: the hard iron swings the heading far off, and the heading says it is not to be trusted.
+        let (plain, plainRecorder) = try Self.start(tree)
+        #expect(await plainRecorder.wait(timeout: .seconds(10)) { !$0.compactMap(\.heading).isEmpty })
+        plain.stop()
+        let wrong = try #require(plainRecorder.headings.first)
+        #expect(abs(Degrees.signedDifference(from: 200, to: wrong.magneticHeading ?? 200)) > 5, "\(wrong)")
+        #expect(wrong.headingAccuracy == 30)
+        #expect(plain.calibrationStatus?.state == CalibrationStatus.State.none)
+        // Calibrated by the file named: within quantisation of the truth, with the fit's accuracy.
+        let file = tree.root.appendingPathComponent("calibration.json").path
+        let calibration = MagnetometerCalibration(offset: hardIron, mode: .hardIron, fieldStrength: 49, residual: 0.2, headingError: 0.6, coverage: 0.9, samples: 400,
+            date: Date(timeIntervalSince1970: 1_790_000_000))
+        try calibration.encoded().write(to: URL(fileURLWithPath: file))
+        let (source, recorder) = try Self.start(tree, "&calibration=\(file)")
+        defer { source.stop() }
+        #expect(await recorder.wait(timeout: .seconds(10)) { !$0.compactMap(\.heading).isEmpty })
+        let heading = try #require(recorder.headings.first)
+        #expect(abs(Degrees.signedDifference(from: 200, to: heading.magneticHeading ?? 0)) < 0.5, "\(heading)")
+        #expect(heading.headingAccuracy == 1.2)
+        #expect(recorder.faults.isEmpty, "no uncalibrated fault: \(recorder.faults)")
+        #expect(source.calibrationStatus == CalibrationStatus(state: .calibrated, calibration: calibration, file: file))
+    }
+
+    @Test func theStateDirectorysFileIsFoundAndADamagedOneIsSaidNotApplied() async throws {
+        let tree = try FakeIIOTree()
+        defer { tree.remove() }
+        try tree.writeCompass(SyntheticAttitude(heading: 80, pitch: 0, roll: 0), hardIron: Vector3(x: -30, y: 0, z: 0))
+        let directory = tree.root.appendingPathComponent("state").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let device = IIODevice(directory: tree.root.appendingPathComponent("iio:device0").path)
+        let file = IIOHeadingSource.calibrationFile(for: device, in: directory)
+        #expect(file == directory + "/calibration-hmc5883l.json")
+        try Data("{\"offset\": [1, 2".utf8).write(to: URL(fileURLWithPath: file))
+        func run() async throws -> (IIOHeadingSource, DelegateRecorder) {
+            let source = IIOHeadingSource(
+                configuration: .init(endpoint: try IIOEndpoint(parsing: "iio:?rate=50&root=\(tree.root.path)"), calibrationDirectory: directory))
+            let recorder = DelegateRecorder()
+            source.delegate = recorder
+            source.start()
+            #expect(await recorder.wait(timeout: .seconds(10)) { !$0.compactMap(\.heading).isEmpty })
+            source.stop()
+            return (source, recorder)
+        }
+        let (damaged, damagedRecorder) = try await run()
+        #expect(damagedRecorder.faults.map(\.code) == [.uncalibrated])
+        #expect(damagedRecorder.faults.first?.reason.contains("calibration file \(file) is not applied: it is not a calibration") == true, "\(damagedRecorder.faults)")
+        #expect(damaged.calibrationStatus?.state == CalibrationStatus.State.none)
+        try MagnetometerCalibration(offset: Vector3(x: -30, y: 0, z: 0), mode: .hardIron, fieldStrength: 49).encoded().write(to: URL(fileURLWithPath: file))
+        let (fixed, fixedRecorder) = try await run()
+        #expect(fixed.calibrationStatus?.state == .calibrated)
+        #expect(abs(Degrees.signedDifference(from: 80, to: fixedRecorder.headings.first?.magneticHeading ?? 0)) < 0.5)
+    }
+
+    @Test func aGyroscopeCarriesTheHeadingThroughATurn() async throws {
+        // A steady gyro reading of 10°/s to starboard beside a magnetometer that does not move: the
+        // complementary filter settles 2 s (its time constant) × 10°/s ahead of the magnetometer —
+        // proof that the gyro is read, in the right sense, and that the magnetometer holds it.
+        let tree = try FakeIIOTree()
+        defer { tree.remove() }
+        try tree.writeCompass(SyntheticAttitude(heading: 100, pitch: 0, roll: 0))
+        let scale = 0.000153
+        let raw = Int((-10 * Double.pi / 180 / scale).rounded())  // clockwise: negative about +Z (up)
+        try tree.write("iio:device2", [
+            "name": "l3g4200d\n", "in_anglvel_scale": "\(scale)\n",
+            "in_anglvel_x_raw": "0\n", "in_anglvel_y_raw": "0\n", "in_anglvel_z_raw": "\(raw)\n",
+        ])
+        let (source, recorder) = try Self.start(tree)
+        defer { source.stop() }
+        let expected = 100 + 2 * (-Double(raw) * scale * 180 / .pi)
+        #expect(await recorder.wait(timeout: .seconds(30)) { events in
+            events.compactMap(\.heading).contains { abs(($0.magneticHeading ?? 0) - expected) < 1 }
+        }, "\(recorder.headings.suffix(3).map(\.magneticHeading))")
+        #expect(recorder.headings.allSatisfy { ($0.magneticHeading ?? 0) >= 99.9 && ($0.magneticHeading ?? 0) <= expected + 0.5 })
     }
 
     @Test func aDeviceThatGoesAwayIsLostAndFoundAgain() async throws {

@@ -13,7 +13,7 @@ struct Headingd: AsyncParsableCommand {
         abstract: "Reads compass headings from one or more sources and prints one line per heading.",
         discussion: discussion,
         // Dispatched in main() before the daemon's options are parsed; listed here for --help and the man page.
-        subcommands: [StatusCommand.self]
+        subcommands: [StatusCommand.self, CalibrateCommand.self]
     )
 
     /// headingd's version, as the Debian package's changelog states it (a test keeps them equal).
@@ -33,19 +33,26 @@ struct Headingd: AsyncParsableCommand {
         if CommandLine.arguments.count == 2, CommandLine.arguments[1] == IsolatedTOMLCheck.childArgument {
             IsolatedTOMLCheck.runChild()
         }
-        // `headingd status …` and `headingd help [status]`, before the daemon's options (whose
-        // --check-config PATH argument would take the word) are parsed.
+        // `headingd status …`, `headingd calibrate …` and `headingd help [status|calibrate]`, before
+        // the daemon's options (whose --check-config PATH argument would take the word) are parsed.
         let words = Array(CommandLine.arguments.dropFirst())
         if words.first == "status" {
             await StatusCommand.main(Array(words.dropFirst()))
             return
         }
+        if words.first == "calibrate" {
+            CalibrateCommand.main(Array(words.dropFirst()))
+            return
+        }
         if words.first == "help", words.count <= 2 {
-            if words.count == 2, words[1] != "status" {
-                LineWriter.standardError.write("headingd: no subcommand \(words[1]); the one there is: status")
+            switch words.count == 2 ? words[1] : nil {
+            case nil: await main(["--help"])
+            case "status": await StatusCommand.main(["--help"])
+            case "calibrate": CalibrateCommand.main(["--help"])
+            case let other?:
+                LineWriter.standardError.write("headingd: no subcommand \(other); the ones there are: status, calibrate")
                 Foundation.exit(64)
             }
-            await (words.count == 2 ? StatusCommand.main(["--help"]) : main(["--help"]))
             return
         }
         _ = HangupSignals.process  // from here on a SIGHUP is kept for the reloader, never fatal, never lost

@@ -1,6 +1,7 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import HeadingKit
 import HeadingKitGPSD
 import Logging
@@ -41,7 +42,12 @@ extension SourceSpecification {
                 )
             )
         case .iio(let endpoint):
-            IIOHeadingSource(configuration: .init(endpoint: endpoint, sourceName: description, logger: logger))
+            IIOHeadingSource(
+                configuration: .init(
+                    endpoint: endpoint, sourceName: description, logger: logger,
+                    calibrationDirectory: ProcessInfo.processInfo.environment["STATE_DIRECTORY"] ?? CalibrateCommand.defaultStateDirectory
+                )
+            )
         case .stream(let endpoint, let selection):
             NMEA0183HeadingSource(
                 feed: Self.feed(for: endpoint, in: &feeds, logger: logger),

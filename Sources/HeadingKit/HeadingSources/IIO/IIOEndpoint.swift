@@ -7,6 +7,9 @@ import Foundation
 /// the accelerometer and gyroscope beside it) or `iio://MAG?accel=ACC&gyro=GYRO&rate=HZ&root=DIR&orientation=…`,
 /// each device by `iio:deviceN`, its `name` or its `label`.
 ///
+/// `calibration=PATH` names the calibration file `headingd calibrate` wrote; without it the
+/// source looks in its configuration's ``IIOHeadingSource/Configuration/calibrationDirectory``.
+///
 /// `orientation=` turns the device frame (X right, Y forward, Z up) to the vessel's for a sensor
 /// mounted otherwise: a named form (`level`, `upside-down`, `turned-right`, `turned-left`,
 /// `turned-around`: the sensor's +Y pointing forward, to starboard, to port, aft; `upside-down`
@@ -32,6 +35,8 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var root: String
     /// The vessel's frame from the device's.
     public var orientation: Matrix3
+    /// The calibration file; `nil` for the calibration directory's file of the magnetometer.
+    public var calibration: String?
     /// The `orientation=` parameter as given, for ``description``.
     private var orientationText: String?
 
@@ -76,7 +81,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
             guard Self.isDeviceName(name) else { throw ParseError(reason: "'\(name.prefix(40))' is not a device (iio:deviceN, a name or a label)") }
             magnetometer = name
         } else {
-            throw ParseError(reason: "an IIO source is iio: or iio://DEVICE[?accel=DEVICE&gyro=DEVICE&rate=HZ&root=DIR&orientation=…]")
+            throw ParseError(reason: "an IIO source is iio: or iio://DEVICE[?accel=DEVICE&gyro=DEVICE&rate=HZ&root=DIR&orientation=…&calibration=FILE]")
         }
         for parameter in query.split(separator: "&") {
             let parts = parameter.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
@@ -93,6 +98,11 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
             case "root":
                 guard parts[1].hasPrefix("/"), !parts[1].contains("\0") else { throw ParseError(reason: "root must be an absolute directory, not '\(parts[1].prefix(60))'") }
                 root = parts[1]
+            case "calibration":
+                guard parts[1].hasPrefix("/"), !parts[1].contains("\0") else {
+                    throw ParseError(reason: "calibration must be an absolute file, not '\(parts[1].prefix(60))'")
+                }
+                calibration = parts[1]
             case "orientation":
                 guard let matrix = Self.orientation(parts[1]) else {
                     throw ParseError(
@@ -103,7 +113,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
                 orientation = matrix
                 orientationText = parts[1]
             default:
-                throw ParseError(reason: "unknown IIO parameter '\(parts[0].prefix(30))': expected accel, gyro, rate, root or orientation")
+                throw ParseError(reason: "unknown IIO parameter '\(parts[0].prefix(30))': expected accel, gyro, rate, root, orientation or calibration")
             }
         }
     }
@@ -135,6 +145,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
         if rate != 25 { parameters.append("rate=\(rate)") }
         if root != Self.systemRoot { parameters.append("root=\(root)") }
         if let orientationText { parameters.append("orientation=\(orientationText)") }
+        if let calibration { parameters.append("calibration=\(calibration)") }
         return (magnetometer.map { "iio://\($0)" } ?? "iio:") + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
     }
 }

@@ -16,11 +16,17 @@ import Glibc
 /// let compass = IIOHeadingSource(configuration: .init(endpoint: try IIOEndpoint(parsing: "iio:")))
 /// ```
 ///
-/// The magnetometer's field, in the device frame (the kernel's mount matrix applied, then
-/// ``IIOEndpoint/orientation``), is tilt-compensated by the accelerometer beside it
-/// (``TiltCompensation``): the heading is magnetic (kind ``Heading/Kind/compass``), made true by
-/// the variation downstream as every magnetic source's is, with pitch and roll. Without an
-/// accelerometer the sensor is taken to be level.
+/// The magnetometer's field (gauss in the IIO ABI, taken as µT), in the device frame (the
+/// kernel's mount matrix applied), is corrected by its calibration (``MagnetometerCalibration``,
+/// from the endpoint's `calibration=` file or ``Configuration/calibrationDirectory``, read each
+/// time the devices are opened), turned by ``IIOEndpoint/orientation``, and tilt-compensated by the
+/// accelerometer beside it (``TiltCompensation``); with a gyroscope beside it too, a complementary
+/// filter (``GyroHeadingFilter``, 2 s) lets the gyro carry the heading through a seaway's jolts.
+/// The heading is magnetic (kind ``Heading/Kind/compass``), made true by the variation downstream
+/// as every magnetic source's is, with pitch and roll; without an accelerometer the sensor is
+/// taken to be level. Each heading's ``Heading/headingAccuracy`` states the calibration: twice its
+/// fit's estimated error, or 30° without one (``CalibrationStatus/headingAccuracy``), and
+/// ``calibrationStatus`` tells the rest.
 ///
 /// Faults: no magnetometer, or one that cannot be opened, is ``HeadingFault/Code/sourceUnavailable``
 /// (tried again with backoff); a device that stops answering (unbound, unplugged) is
@@ -28,36 +34,43 @@ import Glibc
 /// ``HeadingFault/Code/permissionDenied`` then ``HeadingAuthorizationStatus/denied``, tried again;
 /// a value that is not a number is ``HeadingFault/Code/malformedInput``, and an accelerometer in
 /// free fall or a field along gravity ``HeadingFault/Code/outOfRange`` (no heading for that
-/// sample), both as a flood is (the first, then a summary every 10 s). Until calibration is built (issue 37), every
-/// magnetometer raises one ``HeadingFault/Code/uncalibrated`` fault per start: its headings are
-/// as wrong as the iron around it makes them.
-public final class IIOHeadingSource: HeadingSource {
+/// sample), both as a flood is (the first, then a summary every 10 s). A magnetometer without a
+/// calibration (no file, or one that cannot be applied: the reason says which) raises one
+/// ``HeadingFault/Code/uncalibrated`` fault per start.
+public final class IIOHeadingSource: HeadingSource, CalibrationReporting {
     /// What to read, and how.
     public struct Configuration: Sendable, Hashable {
         /// The devices and the rate.
         public var endpoint: IIOEndpoint
         /// The name headings and faults carry; `nil` for the endpoint's URL.
         public var sourceName: String?
-        /// Where the devices found and their sampling frequencies are logged. Default: nowhere.
+        /// Where the devices found, their sampling frequencies and the calibration in force are logged. Default: nowhere.
         public var logger: Logger
+        /// Where the magnetometer's calibration file is looked for when the endpoint names none:
+        /// `DIR/calibration-NAME.json` (``IIOHeadingSource/calibrationFile(for:in:)``). headingd
+        /// gives its state directory. `nil`: nowhere.
+        public var calibrationDirectory: String?
 
         /// Creates a configuration.
         /// - Parameters:
         ///   - endpoint: The devices and the rate.
         ///   - sourceName: The name headings and faults carry, or `nil` for the endpoint's URL.
-        ///   - logger: Where the devices found and their sampling frequencies are logged. Default: nowhere.
+        ///   - logger: Where the devices found, their sampling frequencies and the calibration are logged. Default: nowhere.
+        ///   - calibrationDirectory: Where the calibration file is looked for when the endpoint names none.
         public init(
             endpoint: IIOEndpoint = IIOEndpoint(), sourceName: String? = nil,
-            logger: Logger = Logger(label: "HeadingKit.IIO", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "HeadingKit.IIO", factory: { _ in SwiftLogNoOpLogHandler() }),
+            calibrationDirectory: String? = nil
         ) {
             self.endpoint = endpoint
             self.sourceName = sourceName
             self.logger = logger
+            self.calibrationDirectory = calibrationDirectory
         }
 
         /// Whether two configurations read the same devices under the same name (the logger aside).
         public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
-            lhs.endpoint == rhs.endpoint && lhs.sourceName == rhs.sourceName
+            lhs.endpoint == rhs.endpoint && lhs.sourceName == rhs.sourceName && lhs.calibrationDirectory == rhs.calibrationDirectory
         }
 
         /// Hashes the endpoint and the name: what equality compares.
@@ -65,12 +78,14 @@ public final class IIOHeadingSource: HeadingSource {
         public func hash(into hasher: inout Hasher) {
             hasher.combine(endpoint)
             hasher.combine(sourceName)
+            hasher.combine(calibrationDirectory)
         }
     }
 
     private struct State {
         var signal: StopSignal?
         var authorization = HeadingAuthorizationStatus.notDetermined
+        var calibration: CalibrationStatus?
     }
 
     /// What this source reads.
@@ -133,6 +148,23 @@ public final class IIOHeadingSource: HeadingSource {
             state.signal?.stop()
             state.signal = nil
         }
+    }
+
+    /// The magnetometer's calibration: read each time the devices are opened (at ``start()``, and
+    /// after a device comes back), `nil` before that.
+    public var calibrationStatus: CalibrationStatus? { state.withLock { $0.calibration } }
+
+    fileprivate func setCalibrationStatus(_ status: CalibrationStatus) { state.withLock { $0.calibration = status } }
+
+    /// The calibration file of a magnetometer in a directory: `DIR/calibration-NAME.json`, NAME its
+    /// label, else its name, else `iio:deviceN`, with anything but letters, digits, `-`, `_` and `.` as `_`.
+    /// - Parameters:
+    ///   - device: The magnetometer.
+    ///   - directory: The directory.
+    package static func calibrationFile(for device: IIODevice, in directory: String) -> String {
+        let key = device.label ?? device.name ?? device.id
+        let safe = String(key.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) ? $0 : "_" })
+        return (directory.hasSuffix("/") ? directory : directory + "/") + "calibration-\(safe.hasPrefix(".") ? "_" + safe.dropFirst() : safe).json"
     }
 
     /// Hands one report from the reader to the delegate; an authorization change only when it is one.
@@ -212,16 +244,18 @@ private struct IIOReader: Sendable {
         var backoff = ReconnectBackoff()
         var generator = SystemRandomNumberGenerator()
         var floods = FaultFloodGate()
-        var uncalibratedReported = false
+        var lastCalibrationReason: String?
         let endpoint = configuration.endpoint
         let period = 1 / endpoint.rate
         while !signal.isStopped {
             let magnetometer: IIOChannels
             let accelerometer: IIOChannels?
+            let gyroscope: IIOChannels?
             do throws(IIOChannels.Failure) {
                 let choice = try IIODeviceChoice(endpoint: endpoint)
                 magnetometer = try IIOChannels(device: choice.magnetometer, type: .magnetometer)
                 accelerometer = try choice.accelerometer.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .accelerometer) }
+                gyroscope = try choice.gyroscope.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .gyroscope) }
             } catch {
                 let delay = backoff.nextDelay(using: &generator)
                 deliver(.fault(HeadingFault(code: error.code, source: name, reason: error.reason + "; retrying in \(String(format: "%.2f", delay)) s")))
@@ -231,30 +265,57 @@ private struct IIOReader: Sendable {
             }
             backoff.reset()
             deliver(.authorizationChanged(.authorized))
-            adjustSamplingFrequencies([magnetometer.device] + (accelerometer.map { [$0.device] } ?? []), rate: endpoint.rate)
-            if !uncalibratedReported {
-                uncalibratedReported = true
+            adjustSamplingFrequencies([magnetometer.device] + [accelerometer, gyroscope].compactMap { $0?.device }, rate: endpoint.rate)
+            let status = loadCalibration(for: magnetometer.device)
+            let calibration = status.calibration
+            let accuracy = status.headingAccuracy
+            let tilt = accelerometer.map { "; tilt-compensated by \($0.device)" } ?? "; no accelerometer beside it, so it is taken to be level"
+            let fusion = gyroscope.map { "; turns followed by \($0.device)" } ?? ""
+            if let calibration {
+                lastCalibrationReason = nil
+                let text = "\(name): \(magnetometer.device): calibration \(status.file ?? "") in force (\(calibration.mode.rawValue), "
+                    + String(format: "%.2f µT RMS, about %.1f° of heading, %.0f %% covered, made ", calibration.residual, calibration.headingError, calibration.coverage * 100)
+                    + ISO8601DateFormatter().string(from: calibration.date) + ")" + tilt + fusion
+                configuration.logger.notice("\(text)")
+            } else if lastCalibrationReason != status.reason {
+                // One fault per start, and again only when the reason changes (a file appears damaged, say).
+                lastCalibrationReason = status.reason
                 deliver(.fault(HeadingFault(
                     code: .uncalibrated, source: name,
-                    reason: "\(magnetometer.device) has no calibration: its headings are uncorrected for the iron around it (commonly 5–30° off)"
-                        + (accelerometer == nil ? "; no accelerometer beside it, so it is taken to be level" : "; tilt-compensated by \(accelerometer!.device)")
+                    reason: "\(magnetometer.device) has no calibration (\(status.reason ?? "none")): its headings are uncorrected for the iron around it "
+                        + "(commonly 5–30° off; heading accuracy said as \(Int(accuracy))°)" + tilt + fusion
                 )))
             }
+            var filter = GyroHeadingFilter()
+            var lastSample: ContinuousClock.Instant?
             var next = ContinuousClock.now
             while !signal.isStopped {
                 let now = ContinuousClock.now
                 for summary in floods.tick(at: now).summaries { deliver(.fault(summary)) }
                 do throws(IIOChannels.Failure) {
-                    let field = endpoint.orientation * (try magnetometer.read())
+                    // The IIO ABI gives the field in gauss: 100 µT each, the unit of calibrations.
+                    var field = try magnetometer.read() * 100
+                    if let calibration { field = calibration.corrected(field) }
+                    field = endpoint.orientation * field
                     let acceleration = try accelerometer.map { channels throws(IIOChannels.Failure) in endpoint.orientation * (try channels.read()) }
+                    let rotation = try gyroscope.map { channels throws(IIOChannels.Failure) in endpoint.orientation * (try channels.read()) }
                     do throws(TiltCompensation.Failure) {
-                        let attitude = try TiltCompensation.attitude(field: field, acceleration: acceleration ?? Vector3(x: 0, y: 0, z: 9.80665))
+                        let up = acceleration ?? Vector3(x: 0, y: 0, z: 9.80665)
+                        let attitude = try TiltCompensation.attitude(field: field, acceleration: up)
+                        var magneticHeading = attitude.heading
+                        if let rotation {
+                            let interval = lastSample.map { (now - $0) / .seconds(1) } ?? 0
+                            magneticHeading = filter.update(
+                                magneticHeading: attitude.heading, rateOfTurn: GyroHeadingFilter.rateOfTurn(angularVelocity: rotation, up: up), interval: interval)
+                        }
+                        lastSample = now
                         let heading = Heading(
-                            trueHeading: nil, magneticHeading: attitude.heading, timestamp: Date(), source: name, kind: .compass,
+                            trueHeading: nil, magneticHeading: magneticHeading, headingAccuracy: accuracy, timestamp: Date(), source: name, kind: .compass,
                             pitch: acceleration == nil ? nil : attitude.pitch, roll: acceleration == nil ? nil : attitude.roll
                         )
                         deliver(.heading(heading))
                     } catch {
+                        filter.reset()
                         deliver(floods.admit(HeadingFault(code: .outOfRange, source: name, reason: error.description), at: now).map { .fault($0) })
                     }
                 } catch where error.code == .malformedInput {
@@ -276,6 +337,21 @@ private struct IIOReader: Sendable {
                 signal.wait(seconds: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
             }
         }
+    }
+
+    /// Reads the magnetometer's calibration (the endpoint's file, else the calibration directory's)
+    /// and makes it the source's status.
+    private func loadCalibration(for device: IIODevice) -> CalibrationStatus {
+        let status: CalibrationStatus
+        if let path = configuration.endpoint.calibration {
+            status = CalibrationStatus.loading(path, required: true)
+        } else if let directory = configuration.calibrationDirectory {
+            status = CalibrationStatus.loading(IIOHeadingSource.calibrationFile(for: device, in: directory), required: false)
+        } else {
+            status = CalibrationStatus(state: .none, reason: "no calibration file named (calibration=) and no state directory")
+        }
+        source()?.setCalibrationStatus(status)
+        return status
     }
 
     private func deliver(_ report: HeadingSourceReport?) {

@@ -1,0 +1,80 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+
+/// Where a magnetic source's calibration stands: none (and why), or one in force with its fit and
+/// age. What the status page, `/status.json`, `/metrics` and Signal K show of a magnetometer.
+public struct CalibrationStatus: Sendable, Hashable {
+    /// The state.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        /// No calibration: headings are uncorrected for the iron around the sensor.
+        case none
+        /// A calibration is in force.
+        case calibrated
+    }
+
+    /// The state.
+    public var state: State
+    /// The calibration in force, when ``state`` is ``State/calibrated``.
+    public var calibration: MagnetometerCalibration?
+    /// The file it was read from, or looked for.
+    public var file: String?
+    /// Why there is none: no file, or a file that could not be applied.
+    public var reason: String?
+
+    /// Creates a status.
+    /// - Parameters:
+    ///   - state: The state.
+    ///   - calibration: The calibration in force.
+    ///   - file: The file it came from, or was looked for.
+    ///   - reason: Why there is none.
+    public init(state: State, calibration: MagnetometerCalibration? = nil, file: String? = nil, reason: String? = nil) {
+        self.state = state
+        self.calibration = calibration
+        self.file = file
+        self.reason = reason
+    }
+
+    /// The calibration's age at `date`, in seconds; `nil` without one.
+    /// - Parameter date: Now.
+    public func age(at date: Date = Date()) -> TimeInterval? { calibration.map { max(0, date.timeIntervalSince($0.date)) } }
+
+    /// The heading accuracy headings carry under this status, in degrees: twice the fit's
+    /// estimated heading error (at least 0.5°) when calibrated, 30° without (an uncalibrated
+    /// magnetometer is commonly 5–30° off).
+    public var headingAccuracy: Double {
+        guard state == .calibrated, let calibration else { return Self.uncalibratedAccuracy }
+        return min(Self.uncalibratedAccuracy, max(0.5, 2 * calibration.headingError))
+    }
+
+    /// The heading accuracy an uncalibrated magnetometer's headings carry: 30°.
+    public static let uncalibratedAccuracy = 30.0
+
+    /// Reads the calibration at `path`: calibrated when it can be applied, none with the reason otherwise.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - required: Whether the file was named (`calibration=PATH`): then its absence is said as a problem.
+    /// - Returns: The status.
+    public static func loading(_ path: String, required: Bool) -> CalibrationStatus {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
+            return CalibrationStatus(state: .none, file: path, reason: required ? "calibration file \(path) does not exist" : "no calibration file (\(path)): run headingd calibrate")
+        } catch {
+            return CalibrationStatus(state: .none, file: path, reason: "calibration file \(path) cannot be read (\(error.localizedDescription))")
+        }
+        do {
+            return CalibrationStatus(state: .calibrated, calibration: try MagnetometerCalibration.read(data), file: path)
+        } catch {
+            return CalibrationStatus(state: .none, file: path, reason: "calibration file \(path) is not applied: \(error.reason)")
+        }
+    }
+}
+
+/// A source that states its calibration: a magnetometer's.
+public protocol CalibrationReporting: AnyObject, Sendable {
+    /// The calibration's status now; `nil` until the source has looked.
+    var calibrationStatus: CalibrationStatus? { get }
+}
