@@ -42,6 +42,35 @@ struct HeadingProcessorCoreTests {
 
     // MARK: True and magnetic
 
+    @Test func nearTheMagneticPoleAMagneticSourceIsWarnedOnceAndToldWhenItLeaves() throws {
+        var core = Self.core(["fluxgate", "gyro"])
+        let resolute = GeographicPosition(latitude: 74.7, longitude: -94.8)!  // H ≈ 3,500 nT: the caution zone
+        let pole = GeographicPosition(latitude: 85.8, longitude: 139)!  // H ≈ 100 nT: the blackout zone
+        func codes(_ events: [HeadingEvent]) -> [String] {
+            events.compactMap { event in
+                switch event {
+                case .fault(let fault): "fault:\(fault.code)"
+                case .notice(let notice): "notice:\(notice.code)"
+                default: nil
+                }
+            }
+        }
+        #expect(codes(core.receive(Self.heading(magnetic: 10, position: Self.kiel, source: "fluxgate"), from: 0, at: .zero)).isEmpty)
+        var events = core.receive(Self.heading(magnetic: 10, position: resolute, source: "fluxgate", at: 1), from: 0, at: .seconds(1))
+        #expect(codes(events) == ["notice:magneticCaution"])
+        #expect(events.compactMap(\.notice).first?.reason.contains("between 2,000 and 6,000 nT (NOAA's caution zone)") == true)
+        #expect(codes(core.receive(Self.heading(magnetic: 12, position: resolute, source: "fluxgate", at: 2), from: 0, at: .seconds(2))).isEmpty, "once")
+        // A true source is not magnetic: no warning for it.
+        #expect(codes(core.receive(Self.heading(true: 30, position: pole, source: "gyro", at: 3, kind: .inertial), from: 1, at: .seconds(3))).isEmpty)
+        events = core.receive(Self.heading(magnetic: 12, position: pole, source: "fluxgate", at: 4), from: 0, at: .seconds(4))
+        #expect(codes(events) == ["fault:magneticBlackout"])
+        #expect(events.compactMap(\.fault).first?.reason.contains("below 2,000 nT (NOAA's blackout zone") == true)
+        #expect(events.compactMap(\.heading).count <= 1, "headings still flow")
+        events = core.receive(Self.heading(magnetic: 12, position: Self.kiel, source: "fluxgate", at: 5), from: 0, at: .seconds(5))
+        #expect(codes(events) == ["notice:recovered"])
+        #expect(events.compactMap(\.notice).first?.reason.contains("out of the magnetic blackout zone") == true)
+    }
+
     @Test func aMagneticHeadingWithTheDevicesVariationGetsItsTrueHeadingFromThat() throws {
         var core = Self.core()
         let heading = try Self.only(core.receive(Self.heading(magnetic: 100, variation: -3.5, position: Self.kiel), from: 0, at: .zero))

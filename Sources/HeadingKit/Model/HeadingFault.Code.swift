@@ -34,6 +34,11 @@ extension HeadingFault {
         /// A magnetometer's headings are not corrected for the iron around it (no calibration):
         /// commonly 5–30° wrong. Raised once; its headings still flow.
         public static let uncalibrated = Code(rawValue: "uncalibrated")
+        /// The World Magnetic Model's horizontal field where the vessel is lies below 2,000 nT
+        /// (NOAA's blackout zone, near the magnetic poles): no magnetic source's heading can be
+        /// trusted. Raised once per magnetic source on entering the zone; headings still flow
+        /// (a `recovered` notice says when it is left).
+        public static let magneticBlackout = Code(rawValue: "magneticBlackout")
 
         /// The code's stable name.
         public var description: String { rawValue }

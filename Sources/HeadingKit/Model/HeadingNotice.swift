@@ -19,6 +19,10 @@ public struct HeadingNotice: Sendable, Hashable, Codable, CustomStringConvertibl
         public static let recovered = Code(rawValue: "recovered")
         /// Headings now come from another source: a failover, or a fail-back after the hold time.
         public static let sourceChanged = Code(rawValue: "sourceChanged")
+        /// The World Magnetic Model's horizontal field where the vessel is lies between 2,000 and
+        /// 6,000 nT (NOAA's caution zone): a magnetic source's heading may be erratic. Once per
+        /// magnetic source on entering the zone.
+        public static let magneticCaution = Code(rawValue: "magneticCaution")
 
         /// The code's stable name.
         public var description: String { rawValue }

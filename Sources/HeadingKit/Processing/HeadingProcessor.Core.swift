@@ -47,6 +47,8 @@ extension HeadingProcessor {
             var correction: HeadingCorrection
             /// Its last processed heading, for disagreement.
             var lastHeading: Heading?
+            /// The model's zone of the horizontal field last announced for it (a magnetic source), if any.
+            var magneticZone: WorldMagneticModel.Field.Zone?
 
             init(name: String, installation: Installation) {
                 self.name = name
@@ -73,7 +75,7 @@ extension HeadingProcessor {
         /// The model's last answer: the same place on the same UTC day gives the same variation to
         /// far better than a sensor's resolution (WMM2025 drifts ≈ 0.2° a year at most), so a
         /// flat-out replay does not evaluate the model for every heading.
-        private var modelCache: (position: GeographicPosition, day: Double, variation: Double)?
+        private var modelCache: (position: GeographicPosition, day: Double, variation: Double, zone: WorldMagneticModel.Field.Zone)?
         /// Since when each other source has disagreed with the active one, and whether the fault is out.
         private var disagreements: [Int: (since: Duration, isRaised: Bool)] = [:]
 
@@ -114,8 +116,13 @@ extension HeadingProcessor {
 
         private mutating func receive(_ raw: Heading, from index: Int, at now: Duration, into output: inout [HeadingEvent]) {
             if let position = raw.position { lastPosition = position }
-            let modelVariation = HeadingCorrection.needsModelVariation(raw) ? modelVariation(for: raw, warnings: &output) : nil
-            let heading = sources[index].correction.apply(to: raw, modelVariation: modelVariation, lastPosition: lastPosition)
+            let needsModelVariation = HeadingCorrection.needsModelVariation(raw)
+            // A magnetic heading is looked up in the model even when it brings its own variation: for the zone.
+            let modelVariation = needsModelVariation || raw.magneticHeading != nil ? modelVariation(for: raw, warnings: &output) : nil
+            if raw.magneticHeading != nil, let zone = modelCache?.zone, zone != sources[index].magneticZone ?? .normal {
+                announce(zone, for: index, at: raw.timestamp, into: &output)
+            }
+            let heading = sources[index].correction.apply(to: raw, modelVariation: needsModelVariation ? modelVariation : nil, lastPosition: lastPosition)
             // In place: a copy of the source's state (a heading inside) twice per heading showed in profiles.
             let isFirstHeading = sources[index].health.lastHeadingAt == nil
             switch sources[index].health {
@@ -273,6 +280,30 @@ extension HeadingProcessor {
         }
 
 
+        /// Says that a magnetic source has entered a zone of the model's horizontal field (or left the others).
+        private mutating func announce(_ zone: WorldMagneticModel.Field.Zone, for index: Int, at date: Date, into output: inout [HeadingEvent]) {
+            let previous = sources[index].magneticZone ?? .normal
+            sources[index].magneticZone = zone
+            let name = sources[index].name
+            let where_ = lastPosition.map { String(format: " at %.2f, %.2f", $0.latitude, $0.longitude) } ?? ""
+            switch zone {
+            case .blackout:
+                output.append(.fault(HeadingFault(
+                    code: .magneticBlackout, source: name,
+                    reason: "the World Magnetic Model's horizontal field\(where_) is below 2,000 nT (NOAA's blackout zone, near a magnetic pole): "
+                        + "this magnetic heading cannot be trusted; steer by a true source (a gyro, a dual-antenna GNSS)",
+                    timestamp: date)))
+            case .caution:
+                output.append(.notice(HeadingNotice(
+                    code: .magneticCaution, source: name,
+                    reason: "the World Magnetic Model's horizontal field\(where_) is between 2,000 and 6,000 nT (NOAA's caution zone): "
+                        + "this magnetic heading may be erratic", timestamp: date)))
+            case .normal:
+                output.append(.notice(HeadingNotice(
+                    code: .recovered, source: name, reason: "out of the magnetic \(previous.rawValue) zone: the horizontal field is 6,000 nT or more", timestamp: date)))
+            }
+        }
+
         /// The model's variation at the heading's position (or the last or configured one), at its time.
         private mutating func modelVariation(for heading: Heading, warnings: inout [HeadingEvent]) -> Double? {
             guard let model = configuration.magneticModel,
@@ -280,6 +311,7 @@ extension HeadingProcessor {
             else { return nil }
             let day = (heading.timestamp.timeIntervalSince1970 / 86_400).rounded(.down)
             if let modelCache, modelCache.position == position, modelCache.day == day { return modelCache.variation }
+            modelCache = nil
             let year = WorldMagneticModel.decimalYear(of: heading.timestamp)
             // A five-year model drifts from the field by a degree or more within a few years of its
             // span: it is extrapolated (with a warning) for a year before and five after, and not used further out.
@@ -313,10 +345,9 @@ extension HeadingProcessor {
                     )
                 )
             }
-            let variation = model.declination(
-                latitude: position.latitude, longitude: position.longitude, altitude: position.altitude ?? 0, at: heading.timestamp
-            )
-            modelCache = (position, day, variation)
+            let field = model.field(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude ?? 0, at: heading.timestamp)
+            let variation = field.declination
+            modelCache = (position, day, variation, field.zone)
             return variation
         }
 
