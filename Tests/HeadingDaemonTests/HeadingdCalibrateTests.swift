@@ -7,6 +7,8 @@ import HeadingKitTesting
 import Synchronization
 import Testing
 
+@testable import HeadingDaemon
+
 /// A fake sysfs tree whose magnetometer (HMC5883L-like) and accelerometer a thread keeps turning,
 /// as a person turns a sensor during `headingd calibrate`.
 final class TurningIIOTree: Sendable {
@@ -138,13 +140,21 @@ struct HeadingdCalibrateTests {
         defer { tree.stop() }
         let state = tree.root.appendingPathComponent("state")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let port = GPSFake.freePort()
+        let source = "iio:?root=\(tree.root.path)&rate=20"
         let daemon = DaemonProcess(
-            arguments: ["--source", "iio:?root=\(tree.root.path)&rate=20", "--format", "json"], environment: ["STATE_DIRECTORY": state.path])
+            arguments: ["--source", source, "--format", "json", "--status", "--metrics", "--http-listen", "127.0.0.1:\(port)"],
+            environment: ["STATE_DIRECTORY": state.path])
         try daemon.start()
         defer { daemon.send(SIGTERM) }
         let file = state.appendingPathComponent("calibration-hmc5883l.json").path
         #expect(await daemon.wait(untilErrorsContain: "no calibration file (\(file)): run headingd calibrate"), "\(daemon.errors)")
         #expect(await daemon.wait { output, _ in output.contains("\"accuracy\":30.0") }, "\(daemon.output.suffix(400))")
+        // The state, stated: status.json, /metrics, headingd status.
+        let (_, _, before) = try await HeadingdMetricsTests.get("http://127.0.0.1:\(port)/status.json")
+        #expect(before.contains("\"calibration\":{") && before.contains("\"state\":\"none\""), "\(before)")
+        let (_, _, uncalibrated) = try await HeadingdMetricsTests.get("http://127.0.0.1:\(port)/metrics")
+        #expect(HeadingdMetricsTests.samples(uncalibrated)["headingd_source_calibrated{source=\"\(source)\"}"] == 0, "\(uncalibrated)")
         let sensor = Self.distortedSensor()
         let calibration = MagnetometerCalibration(
             offset: sensor.hardIron, softIron: .identity, mode: .hardIron, fieldStrength: 49, residual: 0.3, headingError: 1, coverage: 0.8, samples: 300)
@@ -152,5 +162,16 @@ struct HeadingdCalibrateTests {
         daemon.send(SIGHUP)
         #expect(await daemon.wait(untilErrorsContain: "calibration \(file) in force (hardIron, 0.30 µT RMS, about 1.0° of heading"), "\(daemon.errors)")
         #expect(await daemon.wait { output, _ in output.contains("\"accuracy\":2.0") }, "\(daemon.output.suffix(400))")
+        let (_, _, after) = try await HeadingdMetricsTests.get("http://127.0.0.1:\(port)/status.json")
+        let report = try JSONDecoder().decode(StatusReport.self, from: Data(after.utf8))
+        let calibrationShown = try #require(report.sources.first?.calibration)
+        #expect(calibrationShown.state == "calibrated" && calibrationShown.mode == "hardIron" && calibrationShown.headingErrorDegrees == 1, "\(after)")
+        #expect(calibrationShown.file == file && (calibrationShown.ageSeconds ?? 999) < 120)
+        let (_, _, calibrated) = try await HeadingdMetricsTests.get("http://127.0.0.1:\(port)/metrics")
+        let samples = HeadingdMetricsTests.samples(calibrated)
+        #expect(samples["headingd_source_calibrated{source=\"\(source)\"}"] == 1, "\(calibrated)")
+        #expect(samples["headingd_source_calibration_error_degrees{source=\"\(source)\"}"] == 1, "\(calibrated)")
+        let status = try await DaemonProcess.run(["status", "--url", "http://127.0.0.1:\(port)"])
+        #expect(status.output.contains("      calibration: hardIron, about 1.0° (0 min old)"), "\(status.output)")
     }
 }

@@ -123,6 +123,7 @@ struct StatusCommand: AsyncParsableCommand {
                 "  \(source.steering ? "*" : " ") \(source.name)  \(source.state) for \(duration(source.secondsInState)), "
                     + String(format: "%.0f", source.headingsPerSecond) + "/s, \(source.headings) headings, \(source.errors) errors, \(fault)"
             )
+            if let calibration = source.calibration { lines.append("      calibration: \(calibration.summary)") }
         }
         lines.append("Faults        :" + (report.faults.isEmpty ? " none" : ""))
         for fault in report.faults { lines.append("    \(fault.source): \(fault.code): \(fault.reason) (for \(duration(report.time - fault.since)))") }

@@ -32,6 +32,9 @@ import Combine
 /// | `headingd_reloads_total` | counter | `result` (`success`, `failure`) |
 /// | `headingd_heading_latency_seconds` | histogram: from the bytes' read (a live source's reception timestamp) to the center's observers, for the heading of each notification from a live NMEA stream, CAN bus or gpsd | |
 /// | `headingd_heading_true_degrees`, `headingd_heading_magnetic_degrees` | gauge: the heading headingd gives | |
+/// | `headingd_source_calibrated` | gauge: 1 when a magnetometer's calibration is in force, 0 when it has none (IIO sources only) | `source` |
+/// | `headingd_source_calibration_error_degrees` | gauge: the heading error the calibration's fit amounts to | `source` |
+/// | `headingd_source_calibration_timestamp_seconds` | gauge, Unix time: when the calibration in force was made | `source` |
 ///
 /// Each network output adds its own (``OutputMetrics``, labelled `output`).
 ///
@@ -68,6 +71,8 @@ final class HeadingMetrics: Sendable {
         var selectedSource: String?
         /// The sources whose headings carry their bytes' reception time.
         var liveSources: Set<String> = []
+        /// The running pipeline's sources that state a calibration, by name: read at each scrape.
+        var calibrationSources: [String: any CalibrationReporting] = [:]
     }
 
     /// The latency histogram's buckets: 50 µs to 1 s.
@@ -118,7 +123,24 @@ final class HeadingMetrics: Sendable {
     /// to date first (the decoders count in plain integers; they are read here, not per line).
     func exposition() -> [UInt8] {
         addLines()
+        setCalibrations()
         return registry.emitToBuffer()
+    }
+
+    /// Sets each magnetometer's calibration gauges from what its source states now.
+    private func setCalibrations() {
+        let sources = state.withLock { $0.calibrationSources }
+        for (name, source) in sources {
+            guard let status = source.calibrationStatus else { continue }
+            let labels = [("source", name)]
+            registry.gauge(name: "headingd_source_calibrated", labels: labels, help: "1 when a magnetometer's calibration is in force, 0 when it has none")
+                .set(to: status.state == .calibrated ? 1.0 : 0.0)
+            guard let calibration = status.calibration else { continue }
+            registry.gauge(name: "headingd_source_calibration_error_degrees", labels: labels, help: "The heading error the calibration's fit amounts to")
+                .set(to: calibration.headingError)
+            registry.gauge(name: "headingd_source_calibration_timestamp_seconds", labels: labels, help: "When the calibration in force was made")
+                .set(to: calibration.date.timeIntervalSince1970)
+        }
     }
 
     /// Adds what each line-counting source read since the last time to its counters.
@@ -164,6 +186,16 @@ final class HeadingMetrics: Sendable {
         // Live sources stamp headings with the time their bytes were read; a replay's carry the recording's.
         if proxy.source is NMEA0183HeadingSource || proxy.source is GPSDHeadingSource {
             state.withLock { _ = $0.liveSources.insert(name) }
+        }
+        if let reporting = proxy.source as? any CalibrationReporting {
+            state.withLock { $0.calibrationSources[name] = reporting }
+            let stage = count(proxy, metrics)
+            return AnyCancellable { [self] in
+                stage.cancel()
+                state.withLock { state in
+                    if state.calibrationSources[name] === reporting { state.calibrationSources[name] = nil }
+                }
+            }
         }
         if let counting = proxy.source as? any LineCountingSource {
             // Each result shows from the start, at 0, so that a rate of malformed lines has a series.

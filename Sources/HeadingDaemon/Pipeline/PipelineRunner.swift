@@ -74,7 +74,12 @@ struct PipelineRunner: Sendable {
             let counting = current.metricsEnabled ? pipeline.proxies.map(metrics.count) : []
             let observation = current.metricsEnabled ? metrics.observe(.heading) : nil
             // The status board likewise, only when the status service runs.
-            if current.statusEnabled { board.configure(sources: pipeline.proxies.map(\.source.name), staleAfter: current.staleAfter) }
+            if current.statusEnabled {
+                let calibrations = pipeline.proxies.reduce(into: [String: any CalibrationReporting]()) { all, proxy in
+                    if let reporting = proxy.source as? any CalibrationReporting { all[proxy.source.name] = reporting }
+                }
+                board.configure(sources: pipeline.proxies.map(\.source.name), staleAfter: current.staleAfter, calibrations: calibrations)
+            }
             let statusCounting = current.statusEnabled ? pipeline.proxies.map(board.count) : []
             let statusObservation = current.statusEnabled ? board.observe(.heading) : nil
             do {

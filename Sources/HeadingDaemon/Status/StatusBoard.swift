@@ -39,6 +39,8 @@ final class StatusBoard: Sendable {
         var heading: Heading?
         var headingAt: Date?
         var staleAfter: Double = 2
+        /// The sources that state a calibration, by name.
+        var calibrations: [String: any CalibrationReporting] = [:]
     }
 
     /// The fault codes that say a source delivers nothing until it recovers; the others
@@ -70,9 +72,10 @@ final class StatusBoard: Sendable {
 
     /// Starts a pipeline's run: its sources, in order, and its stale time. Sources that are no
     /// longer configured are forgotten; those that stay keep their counts.
-    func configure(sources: [String], staleAfter: Double, at now: Date = Date()) {
+    func configure(sources: [String], staleAfter: Double, calibrations: [String: any CalibrationReporting] = [:], at now: Date = Date()) {
         state.withLock { state in
             state.order = sources
+            state.calibrations = calibrations
             state.staleAfter = staleAfter
             state.sources = state.sources.filter { sources.contains($0.key) }
             for name in sources where state.sources[name] == nil {
@@ -183,7 +186,8 @@ final class StatusBoard: Sendable {
                 let rate = quiet >= 1 ? 0 : (now.timeIntervalSince(source.windowStart) >= 1 ? Double(source.windowCount) : source.lastWindowRate)
                 return StatusReport.Source(
                     name: name, state: shown, secondsInState: max(0, now.timeIntervalSince(since)), steering: state.steering == name,
-                    headingsPerSecond: rate, headings: source.headings, errors: source.errors, lastFault: source.lastFault
+                    headingsPerSecond: rate, headings: source.headings, errors: source.errors, lastFault: source.lastFault,
+                    calibration: state.calibrations[name]?.calibrationStatus.map { StatusReport.Calibration($0, at: now) }
                 )
             }
             let headingState: StatusReport.HeadingState

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKit
 
 /// What a running headingd says of itself: `/status.json`, each event of `/status/events`, and
 /// what `headingd status` prints. Times are Unix seconds; every field a consumer may rely on is
@@ -64,6 +65,51 @@ struct StatusReport: Codable, Sendable, Equatable {
         var errors: Int64
         /// Its last fault, if any.
         var lastFault: Fault?
+        /// A magnetometer's calibration (IIO sources); absent for the others.
+        var calibration: Calibration?
+    }
+
+    /// A magnetometer's calibration, as ``CalibrationStatus`` states it.
+    struct Calibration: Codable, Sendable, Equatable {
+        /// `none` or `calibrated`.
+        var state: String
+        /// What was fitted: `hardIron`, `ellipsoid` or `circle`.
+        var mode: String?
+        /// The fit's RMS residual in µT.
+        var residualMicrotesla: Double?
+        /// The heading error the residual amounts to, in degrees.
+        var headingErrorDegrees: Double?
+        /// The sphere's or circle's coverage, 0…1.
+        var coverage: Double?
+        /// When it was made, Unix time.
+        var madeAt: Double?
+        /// Its age in seconds.
+        var ageSeconds: Double?
+        /// The file it came from, or was looked for.
+        var file: String?
+        /// Why there is none.
+        var reason: String?
+
+        init(_ status: CalibrationStatus, at now: Date) {
+            state = status.state.rawValue
+            mode = status.calibration?.mode.rawValue
+            residualMicrotesla = status.calibration?.residual
+            headingErrorDegrees = status.calibration?.headingError
+            coverage = status.calibration?.coverage
+            madeAt = status.calibration?.date.timeIntervalSince1970
+            ageSeconds = status.age(at: now)
+            file = status.file
+            reason = status.reason
+        }
+
+        /// One phrase: `ellipsoid, about 0.9° (3 h old)` or `none: REASON`.
+        var summary: String {
+            guard state == "calibrated" else { return "none" + (reason.map { ": \($0)" } ?? "") }
+            let age = ageSeconds.map { seconds in
+                seconds < 3600 ? "\(Int(seconds / 60)) min" : seconds < 172_800 ? "\(Int(seconds / 3600)) h" : "\(Int(seconds / 86_400)) d"
+            }
+            return "\(mode ?? "calibrated"), about " + String(format: "%.1f°", headingErrorDegrees ?? 0) + (age.map { " (\($0) old)" } ?? "")
+        }
     }
 
     /// A fault.
