@@ -44,14 +44,17 @@ final class TurningIIOTree: Sendable {
     }
 
     /// Turns `sensor` to a new random attitude every 5 ms on a thread of its own, until ``stop()``;
-    /// `still` keeps it at one attitude.
-    func turn(_ sensor: SimulatedMagnetometer, still: Bool = false) {
+    /// `still` keeps it at one attitude, `boat` turns it about the vertical only (heeled 8° to one side, then the other).
+    func turn(_ sensor: SimulatedMagnetometer, still: Bool = false, boat: Bool = false) {
         let reading = Mutex(sensor)
         write(field: reading.withLock { $0.reading(heading: 30, pitch: 0, roll: 0).field }, acceleration: Vector3(x: 0, y: 0, z: 9.80665))
         Thread { [self] in
             while !stopped.load(ordering: .relaxed) {
                 let (field, acceleration) = reading.withLock { sensor in
-                    let attitude = still ? (heading: 30.0, pitch: 0.0, roll: 0.0) : sensor.randomAttitude()
+                    let heading = sensor.uniform(0...360)
+                    let attitude =
+                        still ? (heading: 30.0, pitch: 0.0, roll: 0.0)
+                        : boat ? (heading: heading, pitch: sensor.uniform(-2...2), roll: sensor.uniform(0...1) < 0.5 ? -8.0 : 8.0) : sensor.randomAttitude()
                     return sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll)
                 }
                 write(field: field, acceleration: acceleration)
@@ -134,6 +137,39 @@ struct HeadingdCalibrateTests {
         #expect(missing.terminationStatus == 69 && missing.errors.contains("no magnetometer under"), "\(missing.errors)")
     }
 
+    @Test func aDriftedHardIronIsRefinedAtSeaLoggedAndKept() async throws {
+        let tree = try TurningIIOTree()
+        let sensor = Self.distortedSensor()
+        tree.turn(sensor, boat: true)
+        defer { tree.stop() }
+        let state = tree.root.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let file = state.appendingPathComponent("calibration-hmc5883l.json").path
+        // In force: the true calibration but for 5 µT of hard iron that has drifted since.
+        let truth = try #require(sensor.softIron.inverse)
+        let drifted = MagnetometerCalibration(
+            offset: sensor.hardIron + Vector3(x: 3, y: -4, z: 0), softIron: truth, mode: .ellipsoid, fieldStrength: 49, residual: 0.2, headingError: 0.5,
+            coverage: 0.9, samples: 600, date: Date(timeIntervalSince1970: 1_790_000_000))
+        try drifted.encoded().write(to: URL(fileURLWithPath: file))
+        let daemon = DaemonProcess(
+            arguments: ["--source", "iio:?root=\(tree.root.path)&rate=100", "--format", "json"], environment: ["STATE_DIRECTORY": state.path])
+        try daemon.start()
+        defer { daemon.send(SIGTERM) }
+        #expect(await daemon.wait(timeout: .seconds(60), untilErrorsContain: "; kept in \(file)"), "\(daemon.errors)")
+        #expect(daemon.errors.contains("calibration refined at sea: hard iron moved by "), "\(daemon.errors)")
+        let kept = try MagnetometerCalibration.read(Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(abs(kept.offset.x - sensor.hardIron.x) < 1 && abs(kept.offset.y - sensor.hardIron.y) < 1, "\(kept.offset) vs \(sensor.hardIron)")
+        #expect(kept.softIron == truth && kept.date > drifted.date)
+
+        // calibration_refine=false: the same drift is left alone.
+        try drifted.encoded().write(to: URL(fileURLWithPath: file))
+        let fixed = try await DaemonProcess.run(
+            ["--source", "iio:?root=\(tree.root.path)&rate=100&calibration_refine=false", "--format", "json", "--count", "1500"],
+            environment: ["STATE_DIRECTORY": state.path])
+        #expect(fixed.terminationStatus == 0 && !fixed.errors.contains("refined"), "\(fixed.errors)")
+        #expect(try MagnetometerCalibration.read(Data(contentsOf: URL(fileURLWithPath: file))) == drifted)
+    }
+
     @Test func aRunningHeadingdTakesANewCalibrationOnSIGHUP() async throws {
         let tree = try TurningIIOTree()
         tree.turn(Self.distortedSensor(), still: true)
@@ -172,6 +208,6 @@ struct HeadingdCalibrateTests {
         #expect(samples["headingd_source_calibrated{source=\"\(source)\"}"] == 1, "\(calibrated)")
         #expect(samples["headingd_source_calibration_error_degrees{source=\"\(source)\"}"] == 1, "\(calibrated)")
         let status = try await DaemonProcess.run(["status", "--url", "http://127.0.0.1:\(port)"])
-        #expect(status.output.contains("      calibration: hardIron, about 1.0° (0 min old)"), "\(status.output)")
+        #expect(status.output.contains("      calibration: hardIron, about 1.0° (0 min old), refining at sea"), "\(status.output)")
     }
 }

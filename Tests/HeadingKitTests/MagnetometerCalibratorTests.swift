@@ -215,3 +215,67 @@ struct MagnetometerCalibratorTests {
         print((["Accuracy (every 10° of heading × heel and trim −30…30° by 15°; hard iron 2× the field, soft iron ±20 % with cross terms; calibrated from 1,500 tumbled samples with noise 0.3 µT and 0.03 m/s², the grid read noise-free):"] + lines).joined(separator: "\n"))
     }
 }
+
+struct CalibrationRefinerTests {
+    /// A boat turning circles, heeled to port then starboard, pitching a little.
+    static func turns(_ sensor: inout SimulatedMagnetometer, count: Int, heel: Double = 8) -> [(field: Vector3, acceleration: Vector3)] {
+        (0..<count).map { step in
+            let roll = (step / 360) % 2 == 0 ? -heel : heel
+            return sensor.reading(heading: Double(step % 360) + 0.5, pitch: sensor.uniform(-2...2), roll: roll + sensor.uniform(-1...1))
+        }
+    }
+
+    @Test func aDriftedHardIronIsFoundAgainAtSeaAndAGoodOneIsLeftAlone() throws {
+        let field = CalibrationSites.field(CalibrationSites.all[0])
+        let softIron = Matrix3(Vector3(x: 1.08, y: 0.03, z: 0), Vector3(x: 0.03, y: 0.95, z: 0.02), Vector3(x: 0, y: 0.02, z: 1.0))
+        var sensor = SimulatedMagnetometer(field: field, hardIron: Vector3(x: 12, y: -20, z: 8), softIron: softIron, noise: 0.15, accelerationNoise: 0.02, seed: 21)
+        let truth = MagnetometerCalibration(offset: sensor.hardIron, softIron: softIron.inverse!, mode: .ellipsoid, fieldStrength: 49, headingError: 0.3)
+        // In force: the hard iron as it was before a tool box moved 6 µT of it.
+        var drifted = truth
+        drifted.offset = truth.offset + Vector3(x: 4, y: -4.5, z: 0)
+        var refiner = CalibrationRefiner(calibration: drifted)
+        var refinements: [CalibrationRefiner.Refinement] = []
+        for reading in Self.turns(&sensor, count: 2160) {
+            if let refinement = refiner.add(field: reading.field, acceleration: reading.acceleration) { refinements.append(refinement) }
+        }
+        let first = try #require(refinements.first)
+        #expect(first.previousError > 2 && first.current.headingError < 0.5, "\(refinements)")
+        let offset = refiner.calibration.offset
+        #expect(abs(offset.x - truth.offset.x) < 0.5 && abs(offset.y - truth.offset.y) < 0.5, "\(offset) vs \(truth.offset)")
+        #expect(abs(offset.z - truth.offset.z) < 2, "heeled both ways: the vertical is seen: \(offset)")
+        #expect(refiner.calibration.softIron == drifted.softIron, "the soft iron in force is kept")
+        // A calibration already right is not moved.
+        var steady = CalibrationRefiner(calibration: truth)
+        var moved = 0
+        for reading in Self.turns(&sensor, count: 2160) where steady.add(field: reading.field, acceleration: reading.acceleration) != nil { moved += 1 }
+        #expect(moved == 0)
+    }
+
+    @Test func halfATurnOrAPassingMagnetChangesNothing() {
+        let field = CalibrationSites.field(CalibrationSites.all[1])
+        var sensor = SimulatedMagnetometer(field: field, hardIron: Vector3(x: -10, y: 5, z: 0), noise: 0.1, seed: 4)
+        let calibration = MagnetometerCalibration(offset: Vector3(x: -10, y: 5, z: 0), mode: .circle, fieldStrength: 24)
+        var refiner = CalibrationRefiner(calibration: calibration)
+        // Half a turn, many times over: never a full circle, never an evaluation that adopts.
+        for step in 0..<3000 {
+            let reading = sensor.reading(heading: Double(step % 180), pitch: 0, roll: 0)
+            #expect(refiner.add(field: reading.field, acceleration: reading.acceleration) == nil)
+        }
+        // A full turn beside a magnet (a 30 µT jump, more than half the 24 µT horizontal field): refused.
+        sensor.hardIron = Vector3(x: 20, y: 5, z: 0)
+        for step in 0..<1440 {
+            let reading = sensor.reading(heading: Double(step % 360), pitch: 0, roll: 0)
+            #expect(refiner.add(field: reading.field, acceleration: reading.acceleration) == nil)
+        }
+        #expect(refiner.calibration == calibration)
+    }
+
+    @Test func theInverseOfASoftIron() throws {
+        let matrix = Matrix3(Vector3(x: 1.1, y: 0.05, z: -0.02), Vector3(x: 0.05, y: 0.9, z: 0.03), Vector3(x: -0.02, y: 0.03, z: 1.05))
+        let product = try #require(matrix.inverse) * matrix
+        for (row, unit) in [(product.rows.0, Vector3(x: 1, y: 0, z: 0)), (product.rows.1, Vector3(x: 0, y: 1, z: 0)), (product.rows.2, Vector3(x: 0, y: 0, z: 1))] {
+            #expect((row - unit).length < 1e-12)
+        }
+        #expect(Matrix3(Vector3(x: 1, y: 2, z: 3), Vector3(x: 2, y: 4, z: 6), Vector3(x: 0, y: 0, z: 1)).inverse == nil)
+    }
+}

@@ -189,7 +189,7 @@ enum StatusPage {
               cell(row, fmt(s.headingsPerSecond, 0));
               cell(row, String(s.errors));
               cell(row, !s.calibration ? "—" : s.calibration.state !== "calibrated" ? "none"
-                : s.calibration.mode + ", about " + fmt(s.calibration.headingErrorDegrees, 1) + "°, " + duration(s.calibration.ageSeconds) + " old");
+                : s.calibration.mode + ", about " + fmt(s.calibration.headingErrorDegrees, 1) + "°, " + duration(s.calibration.ageSeconds) + " old" + (s.calibration.refining ? ", refining" : ""));
               cell(row, s.lastFault ? s.lastFault.code + ": " + s.lastFault.reason : "—");
               sources.appendChild(row);
             }

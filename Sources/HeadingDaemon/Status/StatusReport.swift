@@ -89,6 +89,8 @@ struct StatusReport: Codable, Sendable, Equatable {
         var file: String?
         /// Why there is none.
         var reason: String?
+        /// Whether its hard iron is being refined at sea.
+        var refining: Bool?
 
         init(_ status: CalibrationStatus, at now: Date) {
             state = status.state.rawValue
@@ -100,6 +102,7 @@ struct StatusReport: Codable, Sendable, Equatable {
             ageSeconds = status.age(at: now)
             file = status.file
             reason = status.reason
+            refining = status.refining
         }
 
         /// One phrase: `ellipsoid, about 0.9° (3 h old)` or `none: REASON`.
@@ -109,6 +112,7 @@ struct StatusReport: Codable, Sendable, Equatable {
                 seconds < 3600 ? "\(Int(seconds / 60)) min" : seconds < 172_800 ? "\(Int(seconds / 3600)) h" : "\(Int(seconds / 86_400)) d"
             }
             return "\(mode ?? "calibrated"), about " + String(format: "%.1f°", headingErrorDegrees ?? 0) + (age.map { " (\($0) old)" } ?? "")
+                + (refining == true ? ", refining at sea" : "")
         }
     }
 

@@ -22,6 +22,8 @@ public struct CalibrationStatus: Sendable, Hashable {
     public var file: String?
     /// Why there is none: no file, or a file that could not be applied.
     public var reason: String?
+    /// Whether the calibration in force is being refined at sea (``CalibrationRefiner``).
+    public var refining = false
 
     /// Creates a status.
     /// - Parameters:

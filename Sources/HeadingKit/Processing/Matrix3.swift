@@ -39,6 +39,17 @@ public struct Matrix3: Sendable, Hashable, CustomStringConvertible {
     /// The determinant: ±1 for a rotation or a rotation with a mirror.
     public var determinant: Double { rows.0.dot(rows.1.cross(rows.2)) }
 
+    /// The inverse, by cofactors; `nil` when the matrix is singular (or nearly: |det| < 1e-12).
+    public var inverse: Matrix3? {
+        let (a, b, c) = rows
+        let determinant = self.determinant
+        guard determinant.isFinite, abs(determinant) >= 1e-12 else { return nil }
+        // The columns of the adjugate are the cross products of the rows.
+        let adjugate = Matrix3(b.cross(c), c.cross(a), a.cross(b)).transposed
+        let scale = 1 / determinant
+        return Matrix3(adjugate.rows.0 * scale, adjugate.rows.1 * scale, adjugate.rows.2 * scale)
+    }
+
     /// Whether every entry is finite.
     public var isFinite: Bool { rows.0.isFinite && rows.1.isFinite && rows.2.isFinite }
 

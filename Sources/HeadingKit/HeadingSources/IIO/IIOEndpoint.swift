@@ -9,6 +9,7 @@ import Foundation
 ///
 /// `calibration=PATH` names the calibration file `headingd calibrate` wrote; without it the
 /// source looks in its configuration's ``IIOHeadingSource/Configuration/calibrationDirectory``.
+/// `calibration_refine=false` turns off the refinement of its hard iron at sea (``CalibrationRefiner``).
 ///
 /// `orientation=` turns the device frame (X right, Y forward, Z up) to the vessel's for a sensor
 /// mounted otherwise: a named form (`level`, `upside-down`, `turned-right`, `turned-left`,
@@ -37,6 +38,8 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var orientation: Matrix3
     /// The calibration file; `nil` for the calibration directory's file of the magnetometer.
     public var calibration: String?
+    /// Whether the hard iron of the calibration in force is refined while running. Default `true`.
+    public var refinesCalibration = true
     /// The `orientation=` parameter as given, for ``description``.
     private var orientationText: String?
 
@@ -81,7 +84,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
             guard Self.isDeviceName(name) else { throw ParseError(reason: "'\(name.prefix(40))' is not a device (iio:deviceN, a name or a label)") }
             magnetometer = name
         } else {
-            throw ParseError(reason: "an IIO source is iio: or iio://DEVICE[?accel=DEVICE&gyro=DEVICE&rate=HZ&root=DIR&orientation=…&calibration=FILE]")
+            throw ParseError(reason: "an IIO source is iio: or iio://DEVICE[?accel=DEVICE&gyro=DEVICE&rate=HZ&root=DIR&orientation=…&calibration=FILE&calibration_refine=false]")
         }
         for parameter in query.split(separator: "&") {
             let parts = parameter.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
@@ -103,6 +106,9 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
                     throw ParseError(reason: "calibration must be an absolute file, not '\(parts[1].prefix(60))'")
                 }
                 calibration = parts[1]
+            case "calibration_refine":
+                guard let value = Bool(parts[1]) else { throw ParseError(reason: "calibration_refine must be true or false, not '\(parts[1].prefix(20))'") }
+                refinesCalibration = value
             case "orientation":
                 guard let matrix = Self.orientation(parts[1]) else {
                     throw ParseError(
@@ -113,7 +119,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
                 orientation = matrix
                 orientationText = parts[1]
             default:
-                throw ParseError(reason: "unknown IIO parameter '\(parts[0].prefix(30))': expected accel, gyro, rate, root, orientation or calibration")
+                throw ParseError(reason: "unknown IIO parameter '\(parts[0].prefix(30))': expected accel, gyro, rate, root, orientation, calibration or calibration_refine")
             }
         }
     }
@@ -146,6 +152,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
         if root != Self.systemRoot { parameters.append("root=\(root)") }
         if let orientationText { parameters.append("orientation=\(orientationText)") }
         if let calibration { parameters.append("calibration=\(calibration)") }
+        if !refinesCalibration { parameters.append("calibration_refine=false") }
         return (magnetometer.map { "iio://\($0)" } ?? "iio:") + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
     }
 }

@@ -266,9 +266,14 @@ private struct IIOReader: Sendable {
             backoff.reset()
             deliver(.authorizationChanged(.authorized))
             adjustSamplingFrequencies([magnetometer.device] + [accelerometer, gyroscope].compactMap { $0?.device }, rate: endpoint.rate)
-            let status = loadCalibration(for: magnetometer.device)
-            let calibration = status.calibration
-            let accuracy = status.headingAccuracy
+            var status = loadCalibration(for: magnetometer.device)
+            var calibration = status.calibration
+            var accuracy = status.headingAccuracy
+            var refiner = endpoint.refinesCalibration ? calibration.map { CalibrationRefiner(calibration: $0) } : nil
+            if refiner != nil {
+                status.refining = true
+                source()?.setCalibrationStatus(status)
+            }
             let tilt = accelerometer.map { "; tilt-compensated by \($0.device)" } ?? "; no accelerometer beside it, so it is taken to be level"
             let fusion = gyroscope.map { "; turns followed by \($0.device)" } ?? ""
             if let calibration {
@@ -294,10 +299,18 @@ private struct IIOReader: Sendable {
                 for summary in floods.tick(at: now).summaries { deliver(.fault(summary)) }
                 do throws(IIOChannels.Failure) {
                     // The IIO ABI gives the field in gauss: 100 µT each, the unit of calibrations.
-                    var field = try magnetometer.read() * 100
+                    let raw = try magnetometer.read() * 100
+                    let deviceAcceleration = try accelerometer?.read()
+                    if let refinement = refiner?.add(field: raw, acceleration: deviceAcceleration) {
+                        calibration = refinement.current
+                        status.calibration = refinement.current
+                        accuracy = status.headingAccuracy
+                        refined(refinement, status: status, device: magnetometer.device)
+                    }
+                    var field = raw
                     if let calibration { field = calibration.corrected(field) }
                     field = endpoint.orientation * field
-                    let acceleration = try accelerometer.map { channels throws(IIOChannels.Failure) in endpoint.orientation * (try channels.read()) }
+                    let acceleration = deviceAcceleration.map { endpoint.orientation * $0 }
                     let rotation = try gyroscope.map { channels throws(IIOChannels.Failure) in endpoint.orientation * (try channels.read()) }
                     do throws(TiltCompensation.Failure) {
                         let up = acceleration ?? Vector3(x: 0, y: 0, z: 9.80665)
@@ -337,6 +350,24 @@ private struct IIOReader: Sendable {
                 signal.wait(seconds: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
             }
         }
+    }
+
+    /// Says what a refinement at sea changed, makes it the source's status, and keeps it in the
+    /// state directory's file (never in a file the endpoint names: that one is the user's).
+    private func refined(_ refinement: CalibrationRefiner.Refinement, status: CalibrationStatus, device: IIODevice) {
+        let move = refinement.current.offset - refinement.previous.offset
+        var text = "\(name): \(device): calibration refined at sea: hard iron moved by "
+            + String(format: "%.2f, %.2f, %.2f µT; heading error on the last turns %.1f° → %.1f°", move.x, move.y, move.z, refinement.previousError, refinement.current.headingError)
+        if configuration.endpoint.calibration == nil, let file = status.file {
+            do {
+                try refinement.current.encoded().write(to: URL(fileURLWithPath: file), options: .atomic)
+                text += "; kept in \(file)"
+            } catch {
+                text += "; not kept (\(file): \(error.localizedDescription))"
+            }
+        }
+        configuration.logger.notice("\(text)")
+        source()?.setCalibrationStatus(status)
     }
 
     /// Reads the magnetometer's calibration (the endpoint's file, else the calibration directory's)
