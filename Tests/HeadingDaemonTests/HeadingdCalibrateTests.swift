@@ -164,7 +164,7 @@ struct HeadingdCalibrateTests {
         // calibration_refine=false: the same drift is left alone.
         try drifted.encoded().write(to: URL(fileURLWithPath: file))
         let fixed = try await DaemonProcess.run(
-            ["--source", "iio:?root=\(tree.root.path)&rate=100&calibration_refine=false", "--format", "json", "--count", "1500"],
+            ["--source", "iio:?root=\(tree.root.path)&rate=100&calibration_refine=false", "--format", "json", "--count", "600"],
             environment: ["STATE_DIRECTORY": state.path])
         #expect(fixed.terminationStatus == 0 && !fixed.errors.contains("refined"), "\(fixed.errors)")
         #expect(try MagnetometerCalibration.read(Data(contentsOf: URL(fileURLWithPath: file))) == drifted)

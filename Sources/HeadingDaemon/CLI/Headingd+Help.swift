@@ -66,11 +66,16 @@ extension Headingd {
 
         --source iio: reads the e-compass on the board through Linux's IIO subsystem: the \
         first magnetometer under /sys/bus/iio/devices, tilt-compensated by the accelerometer \
-        beside it; iio://DEVICE?accel=DEVICE&gyro=DEVICE&rate=HZ&orientation=FORM chooses them \
-        (iio:deviceN, a name or a label; rate default 25; orientation level, upside-down, \
+        beside it and steadied by the gyroscope beside it; \
+        iio://DEVICE?accel=DEVICE&gyro=DEVICE&rate=HZ&orientation=FORM&calibration=FILE chooses \
+        them (iio:deviceN, a name or a label; rate default 25; orientation level, upside-down, \
         turned-right, turned-left, turned-around or a matrix a,b,c;d,e,f;g,h,i). Its heading is \
-        magnetic, made true by the variation; it raises one uncalibrated fault at start (no \
-        calibration yet).
+        magnetic, made true by the variation. Its calibration comes from headingd calibrate \
+        (the state directory's calibration-NAME.json unless calibration= names one; read again on \
+        SIGHUP), its hard iron refined at sea unless calibration_refine=false; without one it \
+        raises one uncalibrated fault and its headings say an accuracy of 30°. Near the magnetic \
+        poles (the World Magnetic Model's horizontal field under 2,000 nT) every magnetic source \
+        raises a magneticBlackout fault.
 
         Several --source options, best first: headings come from the best healthy source. A \
         source silent for --stale-after seconds raises a stale fault and, when it is the one \

@@ -15,7 +15,8 @@ public struct SignalKNotification: Sendable, Hashable {
         case alert
         /// Something to act on soon: sources disagree, a model or calibration is out of date.
         case warn
-        /// Headings are not coming: a device lost, a source unavailable or stale, access refused.
+        /// Headings are not coming (a device lost, a source unavailable or stale, access refused), or
+        /// cannot be trusted (a magnetic source in the magnetic blackout zone).
         case alarm
 
         private var rank: Int {
@@ -56,11 +57,11 @@ public struct SignalKNotification: Sendable, Hashable {
     /// The path prefix of every notification headingd raises.
     public static let pathPrefix = "notifications.navigation.heading."
 
-    /// The state a fault with `code` raises: `alarm` when headings stop, `warn` when they are in
-    /// doubt, `alert` for a skipped line.
+    /// The state a fault with `code` raises: `alarm` when headings stop or cannot be trusted,
+    /// `warn` when they are in doubt (`uncalibrated` among them), `alert` for a skipped line.
     public static func state(for code: HeadingFault.Code) -> State {
         switch code {
-        case .deviceLost, .sourceUnavailable, .stale, .permissionDenied: .alarm
+        case .deviceLost, .sourceUnavailable, .stale, .permissionDenied, .magneticBlackout: .alarm
         case .malformedInput, .outOfRange, .unsupportedInput: .alert
         default: .warn
         }
