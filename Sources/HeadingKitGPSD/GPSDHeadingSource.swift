@@ -3,6 +3,7 @@
 
 import Foundation
 public import HeadingKit
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +40,7 @@ import Glibc
 /// decided). A connection refused with `EACCES` or `EPERM` (a firewall or a sandbox) is a
 /// `permissionDenied` fault, then `HeadingAuthorizationStatus.denied`; a connection that
 /// succeeds is `HeadingAuthorizationStatus.authorized`.
-public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Sendable {
+public final class GPSDHeadingSource: HeadingSource, LineCountingSource, CalibrationReporting, Sendable {
     /// Which gpsd to read, and how.
     public struct Configuration: Sendable, Hashable {
         /// Where gpsd listens, and the one device to watch, if any.
@@ -132,6 +133,7 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Sendabl
         var nextObserver = 0
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
         var lineCounts = LineCounts()
+        var calibration: CalibrationStatus?
 
         /// Forgets the observers whose streams ended.
         mutating func removeObservers(in ended: EndedStreams) {
@@ -270,14 +272,32 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Sendabl
         if changed { state.report(.authorizationChanged(status), from: self) }
     }
 
-    /// Hands one report from the reader to the delegate; an authorization change is recorded first.
+    /// What the compass behind gpsd says of its calibration: `nil` while it says nothing, none
+    /// (with the reason) from a magnetometer calibration alarm (`ATT`'s `mag_st` `C`) until a heading
+    /// comes without one.
+    public var calibrationStatus: CalibrationStatus? { state.withLock { $0.calibration } }
+
+    /// Hands one report from the reader to the delegate; an authorization change is recorded first,
+    /// a calibration alarm kept as the calibration's status.
     fileprivate func report(_ report: HeadingSourceReport) {
-        if case .authorizationChanged(let status) = report {
+        switch report {
+        case .authorizationChanged(let status):
             systemAuthorization(status)
-        } else {
-            state.report(report, from: self)
+            return
+        case .fault(let fault) where fault.code == .calibrationNeeded:
+            calibrationAlarm.store(true, ordering: .relaxed)
+            state.withLock { $0.calibration = CalibrationStatus(state: .none, reason: "\(fault.reason) (gpsd mag_st C)") }
+        case .heading where calibrationAlarm.load(ordering: .relaxed):
+            // The alarm is over: a heading comes only from an ATT without one.
+            calibrationAlarm.store(false, ordering: .relaxed)
+            state.withLock { $0.calibration = nil }
+        default: break
         }
+        state.report(report, from: self)
     }
+
+    /// Whether a calibration alarm is in force: one load a heading, not a lock.
+    private let calibrationAlarm = Atomic<Bool>(false)
 
     private func readerEnded() {
         let waiters = state.withLock { state in

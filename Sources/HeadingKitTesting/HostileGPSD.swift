@@ -35,6 +35,9 @@ public final class HostileGPSD: Sendable {
         /// A `DEVICES` report of ten devices with 200-character paths (libgps 3.22's JSON reader
         /// loops forever on it), then a valid heading every 50 ms.
         case absurdDevices
+        /// A compass with a magnetometer calibration alarm: five `ATT` reports with `mag_st` `C`,
+        /// then good ones (`mag_st` `N`), one every 50 ms.
+        case calibrationAlarm
 
         /// The behaviour's name, such as `drip`.
         public var description: String { rawValue }
@@ -198,6 +201,9 @@ public final class HostileGPSD: Sendable {
                 line = Array(Self.heading.utf8)
             case .absurdDevices:
                 line = Array(Self.heading.utf8)
+                usleep(50_000)
+            case .calibrationAlarm:
+                line = Array((#"{"class":"ATT","device":"/dev/ttyUSB0","heading":210.5,"mag_st":""# + (count <= 5 ? "C" : "N") + "\"}\n").utf8)
                 usleep(50_000)
             case .silence, .drip:
                 return

@@ -7,7 +7,7 @@ import Testing
 
 /// `--source iio:` on a fake sysfs tree (`root=`): the magnetometer's heading, made true by the
 /// World Magnetic Model's variation as every magnetic source's is. (The real kernel's drivers on
-/// i2c-stub in the VM are issue 37's next step.)
+/// i2c-stub: scripts/vm/iio-test; calibration: HeadingdCalibrateTests.)
 @Suite(.processSlot, .timeLimit(.minutes(20)))
 struct HeadingdIIOTests {
     @Test func anIIOMagnetometerIsAMagneticSourceMadeTrueByTheModel() async throws {

@@ -81,6 +81,38 @@ struct HostileGPSDTests {
         await stopWithinBound(source)
     }
 
+    @Test func aCompasssCalibrationAlarmIsItsCalibrationStateUntilHeadingsComeWithoutIt() async throws {
+        let server = try HostileGPSD(.calibrationAlarm)
+        defer { server.stop() }
+        let (source, reports) = source(for: server)
+        #expect(source.calibrationStatus == nil, "nothing said yet")
+        // What the status is when each alarm reaches the delegate (set before the fault is delivered).
+        final class StatusAtAlarm: HeadingSourceDelegate, @unchecked Sendable {  // `seen` guarded by `lock`
+            let lock = NSLock()
+            var seen: [CalibrationStatus?] = []
+            weak var source: GPSDHeadingSource?
+            let next: any HeadingSourceDelegate
+            init(next: any HeadingSourceDelegate) { self.next = next }
+            func headingSource(_ source: any HeadingSource, didUpdate heading: Heading) { next.headingSource(source, didUpdate: heading) }
+            func headingSource(_ source: any HeadingSource, didFailWith fault: HeadingFault) {
+                if fault.code == .calibrationNeeded { lock.withLock { seen.append(self.source?.calibrationStatus) } }
+                next.headingSource(source, didFailWith: fault)
+            }
+            func headingSource(_ source: any HeadingSource, didChangeAuthorization status: HeadingAuthorizationStatus) {
+                next.headingSource(source, didChangeAuthorization: status)
+            }
+        }
+        let watcher = StatusAtAlarm(next: reports)
+        watcher.source = source
+        source.delegate = watcher
+        source.start()
+        #expect(await reports.wait(timeout: .seconds(15)) { Self.headings($0).count >= 3 })
+        let seen = watcher.lock.withLock { watcher.seen }
+        #expect(!seen.isEmpty && seen.allSatisfy { $0?.state == CalibrationStatus.State.none && $0?.reason?.contains("gpsd mag_st C") == true }, "\(seen)")
+        #expect(source.calibrationStatus == nil, "the alarm is over: \(String(describing: source.calibrationStatus))")
+        await stopWithinBound(source)
+    }
+
     @Test func aResetIsAFaultAndTheSourceReconnects() async throws {
         let server = try HostileGPSD(.reset)
         defer { server.stop() }

@@ -49,6 +49,15 @@ enum CalibrationSites {
         return errors
     }
 
+    /// Offers `count` readings of the sensor turned every way.
+    static func tumble(_ sensor: inout SimulatedMagnetometer, _ count: Int, into calibrator: inout MagnetometerCalibrator) {
+        for _ in 0..<count {
+            let attitude = sensor.randomAttitude()
+            let reading = sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll)
+            calibrator.add(field: reading.field, acceleration: reading.acceleration)
+        }
+    }
+
     static func rms(_ values: [Double]) -> Double { (values.reduce(0) { $0 + $1 * $1 } / Double(values.count)).squareRoot() }
 }
 
@@ -59,11 +68,7 @@ struct MagnetometerCalibratorTests {
         sensor.hardIron = Vector3(x: 40, y: -25, z: 60)
         sensor.softIron = Matrix3(Vector3(x: 1.15, y: 0.05, z: -0.04), Vector3(x: 0.05, y: 0.9, z: 0.06), Vector3(x: -0.04, y: 0.06, z: 1.05))
         var calibrator = MagnetometerCalibrator(shape: .sphere, reference: .init(field))
-        for _ in 0..<800 {
-            let attitude = sensor.randomAttitude()
-            let reading = sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll)
-            calibrator.add(field: reading.field, acceleration: reading.acceleration)
-        }
+        CalibrationSites.tumble(&sensor, 800, into: &calibrator)
         let calibration = try #require(calibrator.fit())
         #expect(calibration.mode == .ellipsoid)
         #expect((calibration.offset - sensor.hardIron).length < 0.5, "\(calibration.offset)")
@@ -125,11 +130,7 @@ struct MagnetometerCalibratorTests {
         let disturbed = WorldMagneticModel.Field(north: solent.north * 1.6, east: solent.east * 1.6, down: solent.down * 1.6)
         var sensor = SimulatedMagnetometer(field: disturbed, noise: 0.1, seed: 5)
         var calibrator = MagnetometerCalibrator(shape: .sphere, reference: .init(solent))
-        for _ in 0..<600 {
-            let attitude = sensor.randomAttitude()
-            let reading = sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll)
-            calibrator.add(field: reading.field, acceleration: reading.acceleration)
-        }
+        CalibrationSites.tumble(&sensor, 600, into: &calibrator)
         let verdict = calibrator.assess(calibrator.fit())
         guard case .refused(let reasons) = verdict else {
             Issue.record("expected refused, got \(verdict)")
@@ -189,11 +190,7 @@ struct MagnetometerCalibratorTests {
             sensor.hardIron = CalibrationSites.hardIron(times: 2, field: field, using: &sensor)
             sensor.softIron = CalibrationSites.softIron(0.2, using: &sensor)
             var calibrator = MagnetometerCalibrator(shape: .sphere, reference: .init(field))
-            for _ in 0..<1500 {
-                let attitude = sensor.randomAttitude()
-                let reading = sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll)
-                calibrator.add(field: reading.field, acceleration: reading.acceleration)
-            }
+            CalibrationSites.tumble(&sensor, 1500, into: &calibrator)
             let calibration = try #require(calibrator.fit())
             #expect(calibrator.assess(calibration) == .good, "\(site.name): \(calibrator.assess(calibration))")
             // The calibration's error, not the sensor's noise (0.3 µT is 1.6° a sample in Tromsø's 10.8 µT horizontal field;

@@ -8,12 +8,14 @@ import HeadingKit
 /// - as an attribute's content: a number (finite, or refused) and a mount matrix (finite, or refused);
 /// - as an `iio:` URL: parsed or refused with a reason, never a trap; an orientation that parses is a rotation;
 /// - as six numbers (field and acceleration, each from 8 bytes): tilt compensation gives a heading
-///   on the circle and pitch and roll within ±90° and ±180°, or says why it cannot.
+///   on the circle and pitch and roll within ±90° and ±180°, or says why it cannot;
+/// - as a calibration file: read and checked (finite, symmetric, bounded) or refused, and what
+///   it corrects stays finite.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzIIO(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard size > 0 else { return 0 }
     let bytes = UnsafeBufferPointer(start: data + 1, count: size - 1)
-    switch data[0] % 3 {
+    switch data[0] % 4 {
     case 0:
         if let value = IIOValue.parse(bytes) { precondition(value.isFinite, "a number that is not finite: \(value)") }
         if let matrix = IIOValue.matrix(bytes) { precondition(matrix.isFinite, "a matrix that is not finite") }
@@ -21,6 +23,12 @@ public func fuzzIIO(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         if let endpoint = try? IIOEndpoint(parsing: String(decoding: bytes, as: UTF8.self)) {
             precondition(endpoint.rate.isFinite && endpoint.rate > 0, "rate \(endpoint.rate)")
             precondition(endpoint.orientation.isOrthonormal() && abs(endpoint.orientation.determinant - 1) < 1e-3, "orientation \(endpoint.orientation)")
+        }
+    case 3:
+        if let calibration = try? MagnetometerCalibration.read(Data(bytes)) {
+            precondition(calibration.problem == nil, "a calibration read with a problem")
+            let corrected = calibration.corrected(Vector3(x: 20, y: -5, z: -45))
+            precondition(corrected.isFinite, "a correction that is not finite: \(corrected)")
         }
     default:
         var values: [Double] = []

@@ -86,6 +86,12 @@ struct CalibrateCommand: ParsableCommand {
             fail(error.reason + (error.code == .permissionDenied ? " (run as root, or as a user the device's udev rule lets read it)" : ""), status: 69)
         }
         let device = magnetometer.device
+        // As the source does: ST's drivers sleep two sample periods a direct read, 2 s an axis at their 1 Hz.
+        for channels in [magnetometer, accelerometer].compactMap({ $0 }) {
+            if case .refused(let chosen, let reason) = IIOSamplingFrequency.adjust(channels.device, for: endpoint.rate) {
+                say("\(channels.device): cannot set sampling_frequency to \(chosen) Hz (\(reason)); each read may take long (README, IIO: a udev rule).")
+            }
+        }
         let path = output ?? IIOHeadingSource.calibrationFile(
             for: device, in: ProcessInfo.processInfo.environment["STATE_DIRECTORY"] ?? Self.defaultStateDirectory)
         let reference = position.flatMap(Self.coordinates).map {

@@ -1,7 +1,7 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
-public import Foundation
+import Foundation
 
 /// Keeps a calibration in force up to date at sea, pypilot's idea: a boat's hard iron drifts (a
 /// tool box moved, an engine's magnetism), and every full turn the boat makes shows where it now
