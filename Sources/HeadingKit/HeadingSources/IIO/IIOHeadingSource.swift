@@ -47,7 +47,7 @@ public final class IIOHeadingSource: HeadingSource, CalibrationReporting {
         /// Where the devices found, their sampling frequencies and the calibration in force are logged. Default: nowhere.
         public var logger: Logger
         /// Where the magnetometer's calibration file is looked for when the endpoint names none:
-        /// `DIR/calibration-NAME.json` (``IIOHeadingSource/calibrationFile(for:in:)``). headingd
+        /// `DIR/calibration-NAME.json`, NAME the device's label, else its name. headingd
         /// gives its state directory. `nil`: nowhere.
         public var calibrationDirectory: String?
 
