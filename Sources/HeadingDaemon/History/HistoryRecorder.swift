@@ -24,12 +24,12 @@ final class HistoryRecorder: Service, Sendable {
     }
 
     private let history: HeadingHistory
-    private let center: NotificationCenter
+    private let center: any HeadingEventFeed
     private let logger: Logger
     private let pending = Mutex(Pending())
     private let queue = DispatchQueue(label: "history")
 
-    init(history: HeadingHistory, center: NotificationCenter, logger: Logger) {
+    init(history: HeadingHistory, center: any HeadingEventFeed, logger: Logger) {
         self.history = history
         self.center = center
         self.logger = logger
@@ -37,7 +37,7 @@ final class HistoryRecorder: Service, Sendable {
 
     /// Records until shutdown, then writes what waits.
     func run() async throws {
-        let observation = center.addLatestHeadingEventObserver { [self] in record($0) }
+        let observation = center.consume(latestOnly: true) { [self] in record($0) }
         try? await gracefulShutdown()
         observation.cancel()
         queue.sync { flush() }

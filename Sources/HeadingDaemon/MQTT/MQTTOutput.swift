@@ -72,7 +72,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     }
 
     private let configuration: Configuration
-    private let center: NotificationCenter
+    private let center: any HeadingEventFeed
     private let logger: Logger
     private let metrics: OutputMetrics?
     private let connected: Gauge?
@@ -90,7 +90,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     ///   - metrics: The output's metrics (messages sent, dropped), and the registry for its own.
     ///   - registry: Where `headingd_mqtt_connected` and `headingd_mqtt_journal_messages` go.
     ///   - logger: Its logger.
-    init(configuration: Configuration, center: NotificationCenter, metrics: OutputMetrics?, registry: PrometheusCollectorRegistry?, logger: Logger) {
+    init(configuration: Configuration, center: any HeadingEventFeed, metrics: OutputMetrics?, registry: PrometheusCollectorRegistry?, logger: Logger) {
         self.configuration = configuration
         self.center = center
         self.metrics = metrics
@@ -153,7 +153,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     func run() async throws {
         if state.withLock({ $0.client == nil }) { try open() }
         guard let client = state.withLock({ $0.client }) else { return }
-        let observation = center.addLatestHeadingEventObserver { [self] in receive($0) }
+        let observation = center.consume(latestOnly: true) { [self] in receive($0) }
         defer { observation.cancel() }
         logger.notice("MQTT to \(configuration.broker) under \(configuration.prefix)/")
         client.start()

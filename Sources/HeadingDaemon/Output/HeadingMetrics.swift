@@ -236,8 +236,8 @@ final class HeadingMetrics: Sendable {
     /// Records what the center carries: the heading given, faults, recoveries, the source
     /// steering. Per notification (a flat-out replay's batch is one): only its last heading sets
     /// the gauges, and the source steering is looked at once.
-    func observe(_ center: NotificationCenter) -> HeadingObservation {
-        center.addLatestHeadingEventObserver { [self] in record($0) }
+    func observe(_ center: any HeadingEventFeed) -> any HeadingFeedSubscription {
+        center.consume(latestOnly: true) { [self] in record($0) }
     }
 
     /// Records one event of the center's.

@@ -28,12 +28,12 @@ final class NMEA0183Feed: Sendable {
     }
 
     private let configuration: Configuration
-    private let center: NotificationCenter
+    private let center: any HeadingEventFeed
     private let eventLoop: any EventLoop
     private let deliver: @Sendable (ByteBuffer) -> Void
     private let state: Mutex<State>
     private let origin = ContinuousClock.now
-    private let observation = Mutex<HeadingObservation?>(nil)
+    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
 
     /// - Parameters:
     ///   - configuration: What to write, and how often.
@@ -42,7 +42,7 @@ final class NMEA0183Feed: Sendable {
     ///   - deliver: Hands one heading's sentences to the transport; called on the center's thread
     ///     or the event loop, one call at a time per heading, never blocking.
     init(
-        configuration: Configuration, center: NotificationCenter, eventLoop: any EventLoop,
+        configuration: Configuration, center: any HeadingEventFeed, eventLoop: any EventLoop,
         deliver: @escaping @Sendable (ByteBuffer) -> Void
     ) {
         self.configuration = configuration
@@ -54,7 +54,7 @@ final class NMEA0183Feed: Sendable {
 
     /// Starts observing the center.
     func start() {
-        let observation = center.addHeadingEventObserver { [weak self] event in self?.receive(event) }
+        let observation = center.consume(latestOnly: false) { [weak self] event in self?.receive(event) }
         self.observation.withLock { $0 = observation }
     }
 

@@ -33,7 +33,7 @@ final class NMEA0183SerialOutput: Service, Sendable {
     ]
 
     private let configuration: Configuration
-    private let center: NotificationCenter
+    private let center: any HeadingEventFeed
     private let logger: Logger
     /// Messages written and dropped, for `/metrics`.
     private let metrics: OutputMetrics?
@@ -45,7 +45,7 @@ final class NMEA0183SerialOutput: Service, Sendable {
     ///   - configuration: Which line, how fast, and what.
     ///   - center: The center headings and faults are posted to.
     ///   - logger: Where opening, losing and reopening the line are logged.
-    init(configuration: Configuration, center: NotificationCenter = .heading, metrics: OutputMetrics? = nil, logger: Logger) {
+    init(configuration: Configuration, center: any HeadingEventFeed = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
         self.configuration = configuration
         self.center = center
         self.metrics = metrics

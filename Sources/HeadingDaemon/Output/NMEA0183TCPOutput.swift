@@ -43,7 +43,7 @@ final class NMEA0183TCPOutput: Service, Sendable {
     }
 
     private let configuration: Configuration
-    private let center: NotificationCenter
+    private let center: any HeadingEventFeed
     /// Clients, messages and drops, for `/metrics`.
     private let metrics: OutputMetrics?
     private let logger: Logger
@@ -58,7 +58,7 @@ final class NMEA0183TCPOutput: Service, Sendable {
     ///   - configuration: What to serve, and where.
     ///   - center: The center headings and faults are posted to.
     ///   - logger: Where clients coming and going are logged.
-    init(configuration: Configuration, center: NotificationCenter = .heading, metrics: OutputMetrics? = nil, logger: Logger) {
+    init(configuration: Configuration, center: any HeadingEventFeed = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
         self.configuration = configuration
         self.center = center
         self.metrics = metrics

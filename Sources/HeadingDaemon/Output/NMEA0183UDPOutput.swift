@@ -30,7 +30,7 @@ final class NMEA0183UDPOutput: Service, Sendable {
     }
 
     private let configuration: Configuration
-    private let center: NotificationCenter
+    private let center: any HeadingEventFeed
     private let logger: Logger
     /// Messages written and dropped, for `/metrics`.
     private let metrics: OutputMetrics?
@@ -42,7 +42,7 @@ final class NMEA0183UDPOutput: Service, Sendable {
     ///   - configuration: Where to send, and what.
     ///   - center: The center headings and faults are posted to.
     ///   - logger: Where the output says where it sends.
-    init(configuration: Configuration, center: NotificationCenter = .heading, metrics: OutputMetrics? = nil, logger: Logger) {
+    init(configuration: Configuration, center: any HeadingEventFeed = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
         self.configuration = configuration
         self.center = center
         self.metrics = metrics

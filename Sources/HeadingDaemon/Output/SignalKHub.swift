@@ -38,8 +38,8 @@ final class SignalKHub: Sendable {
     private static let silencing: Set<HeadingFault.Code> = [.stale, .deviceLost, .sourceUnavailable]
 
     private let state: Mutex<State>
-    private let center: NotificationCenter
-    private let observation = Mutex<HeadingObservation?>(nil)
+    private let center: any HeadingEventFeed
+    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
     /// The encoder for the vessel.
     let encoder: SignalKDeltaEncoder
 
@@ -49,7 +49,7 @@ final class SignalKHub: Sendable {
     /// - Parameters:
     ///   - selfURN: The vessel's identity.
     ///   - center: The center headings and faults are posted to.
-    init(selfURN: String, center: NotificationCenter, metrics: OutputMetrics? = nil) {
+    init(selfURN: String, center: any HeadingEventFeed, metrics: OutputMetrics? = nil) {
         self.metrics = metrics
         state = Mutex(State(model: SignalKModel(selfURN: selfURN)))
         encoder = SignalKDeltaEncoder(selfURN: selfURN)
@@ -58,7 +58,7 @@ final class SignalKHub: Sendable {
 
     /// Starts observing the center.
     func start() {
-        let observation = center.addHeadingEventObserver { [weak self] event in self?.receive(event) }
+        let observation = center.consume(latestOnly: false) { [weak self] event in self?.receive(event) }
         self.observation.withLock { $0 = observation }
     }
 

@@ -8,6 +8,12 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 
+#if canImport(Combine)
+import Combine
+#else
+@preconcurrency import OpenCombine
+#endif
+
 /// headingd's composition root: from one configuration it builds sources → proxies → processor →
 /// bridge → consumers, and runs them as one `ServiceGroup`. A reload builds a new pipeline. The
 /// network and serial outputs are not in it: they hear `NotificationCenter.heading` too, and an
@@ -26,8 +32,11 @@ struct HeadingPipeline {
     let proxies: [HeadingProxy]
     /// Chooses among the proxies and corrects their headings.
     let processor: HeadingProcessor
-    /// Posts the processor's events on `NotificationCenter.heading`, which the consumers observe.
+    /// Posts the processor's events on `NotificationCenter.heading`, which the stdout log (and a
+    /// library user) observes.
     let bridge: HeadingNotificationBridge
+    /// Where every other consumer hears the processor: the process's fan-out, attached while this runs.
+    let fanOut: HeadingFanOut
     /// Prints headings on standard output, and faults and notices on standard error.
     let log: StdoutHeadingLog
 
@@ -37,8 +46,10 @@ struct HeadingPipeline {
     ///   - headingLimit: Ends the run after this many headings (`--count`).
     ///   - logger: The proxies' logger.
     ///   - shutdown: Asked for when the heading log ends (`--count` reached, or output failed).
-    init(settings: DaemonSettings, headingLimit: Int?, shutdown: ShutdownRequest, logger: Logger) {
+    ///   - fanOut: Where the consumers other than the stdout log hear the processor.
+    init(settings: DaemonSettings, headingLimit: Int?, shutdown: ShutdownRequest, fanOut: HeadingFanOut = HeadingFanOut(), logger: Logger) {
         self.settings = settings
+        self.fanOut = fanOut
         var feeds: [NMEAStreamEndpoint: NMEAFeed] = [:]
         sources = settings.sources.map { $0.makeSource(settings: settings, feeds: &feeds, logger: logger) }
         // The heading filter is the processor's: filtered in a proxy, a steady heading would look stale.
@@ -69,6 +80,9 @@ struct HeadingPipeline {
     ///   - logger: The service group's logger.
     func run(reloader: ConfigurationReloader, notifySocket: NotifySocket?, shutdown: ShutdownRequest, logger: Logger) async throws {
         defer { bridge.cancel() }
+        // After the bridge: the stdout log hears each event first, as it did when every consumer observed the center.
+        let stage = fanOut.attach(processor)
+        defer { stage?.cancel() }
         processor.start()
         defer { processor.stop() }
         let group = ServiceGroup(
@@ -100,7 +114,7 @@ struct HeadingPipeline {
         }
         let notifier = notifySocket.map { socket in
             SystemdNotifier(
-                socket: socket, sourceName: sources.map(\.name).joined(separator: ", "),
+                socket: socket, center: fanOut, sourceName: sources.map(\.name).joined(separator: ", "),
                 watchdogInterval: SystemdNotifier.watchdogIntervalFromEnvironment(), isReloading: { reloader.isReloading }
             )
         }

@@ -72,14 +72,18 @@ final class OutputSet: Sendable {
     private let logger: Logger
     private let metrics: HeadingMetrics
     private let status: StatusRoutes
+    /// Where the outputs hear headings and faults: the process's one typed fan-out.
+    private let fanOut: HeadingFanOut
     private let running = Mutex<[Kind: Running]>([:])
 
     /// - Parameters:
     ///   - metrics: What `/metrics` serves, when the settings turn it on.
     ///   - status: What the status service shows, when the settings turn it on; it is told
     ///     which outputs run.
+    ///   - fanOut: Where the outputs hear headings and faults.
     ///   - logger: The outputs' logger.
-    init(metrics: HeadingMetrics, status: StatusBoard, logger: Logger) {
+    init(metrics: HeadingMetrics, status: StatusBoard, fanOut: HeadingFanOut, logger: Logger) {
+        self.fanOut = fanOut
         self.metrics = metrics
         self.status = StatusRoutes(board: status)
         self.logger = logger
@@ -179,24 +183,24 @@ final class OutputSet: Sendable {
         switch settings {
         case .nmeaTCP(let address, let maximumClients, let feed):
             let output = NMEA0183TCPOutput(
-                configuration: .init(address: address, maximumClients: maximumClients, feed: feed.configuration), center: .heading,
+                configuration: .init(address: address, maximumClients: maximumClients, feed: feed.configuration), center: fanOut,
                 metrics: metrics.output("nmea0183_tcp"), logger: logger
             )
             try await output.bind()
             return output
         case .nmeaUDP(let targets, let feed):
             let output = NMEA0183UDPOutput(
-                configuration: .init(targets: targets, feed: feed.configuration), center: .heading, metrics: metrics.output("nmea0183_udp"), logger: logger
+                configuration: .init(targets: targets, feed: feed.configuration), center: fanOut, metrics: metrics.output("nmea0183_udp"), logger: logger
             )
             try await output.open()
             return output
         case .nmeaSerial(let device, let baud, let feed):
             return NMEA0183SerialOutput(
-                configuration: .init(device: device, baud: baud, feed: feed.configuration), center: .heading,
+                configuration: .init(device: device, baud: baud, feed: feed.configuration), center: fanOut,
                 metrics: metrics.output("nmea0183_serial"), logger: logger
             )
         case .history(let store):
-            return HistoryRecorder(history: try store.open(logger: logger), center: .heading, logger: logger)
+            return HistoryRecorder(history: try store.open(logger: logger), center: fanOut, logger: logger)
         case .signalK(let address, let selfURN, let maximumClients, let maximumSubscriptions, let limits, let servesMetrics, let servesStatus, let history):
             let urn = selfURN ?? signalKSelf()
             let output = SignalKOutput(
@@ -206,13 +210,13 @@ final class OutputSet: Sendable {
                     status: servesStatus ? status : nil,
                     history: try history.map { HistoryRoutes(history: try $0.open(logger: logger), context: "vessels.\(urn)") }
                 ),
-                center: .heading, logger: logger
+                center: fanOut, logger: logger
             )
             try await output.bind()
             return output
         case .mqtt(let settings, let broker, let selfURN, let staleAfter):
             let output = MQTTOutput(
-                configuration: .init(settings: settings, broker: broker, selfURN: selfURN ?? signalKSelf(), staleAfter: staleAfter), center: .heading,
+                configuration: .init(settings: settings, broker: broker, selfURN: selfURN ?? signalKSelf(), staleAfter: staleAfter), center: fanOut,
                 metrics: metrics.output("mqtt"), registry: metrics.registry, logger: logger
             )
             try output.open()

@@ -49,8 +49,10 @@ struct PipelineRunner: Sendable {
         // One set of metrics for the process: counters only grow, across reloads.
         let metrics = HeadingMetrics(version: Headingd.version)
         let board = StatusBoard(version: Headingd.version)
+        // Every consumer but the stdout log hears the processor through one typed stage (issue 38).
+        let fanOut = HeadingFanOut()
         // The outputs outlive a reload when their settings do not change.
-        let outputs = OutputSet(metrics: metrics, status: board, logger: logger)
+        let outputs = OutputSet(metrics: metrics, status: board, fanOut: fanOut, logger: logger)
         var isReload = false
         while true {
             let loader = loader
@@ -69,10 +71,10 @@ struct PipelineRunner: Sendable {
                 await outputs.stopAll()
                 return .outputUnavailable
             }
-            let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, shutdown: shutdown, logger: logger)
+            let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, shutdown: shutdown, fanOut: fanOut, logger: logger)
             // Metrics only when they are served: otherwise nothing on the heading path.
             let counting = current.metricsEnabled ? pipeline.proxies.map(metrics.count) : []
-            let observation = current.metricsEnabled ? metrics.observe(.heading) : nil
+            let observation = current.metricsEnabled ? metrics.observe(fanOut) : nil
             // The status board likewise, only when the status service runs.
             if current.statusEnabled {
                 let calibrations = pipeline.proxies.reduce(into: [String: any CalibrationReporting]()) { all, proxy in
@@ -81,7 +83,7 @@ struct PipelineRunner: Sendable {
                 board.configure(sources: pipeline.proxies.map(\.source.name), staleAfter: current.staleAfter, calibrations: calibrations)
             }
             let statusCounting = current.statusEnabled ? pipeline.proxies.map(board.count) : []
-            let statusObservation = current.statusEnabled ? board.observe(.heading) : nil
+            let statusObservation = current.statusEnabled ? board.observe(fanOut) : nil
             do {
                 try await pipeline.run(reloader: reloader, notifySocket: notifySocket, shutdown: shutdown, logger: logger)
             } catch {

@@ -99,8 +99,8 @@ final class StatusBoard: Sendable {
     }
 
     /// Records what the center carries, per notification, until the returned value is cancelled.
-    func observe(_ center: NotificationCenter) -> HeadingObservation {
-        center.addLatestHeadingEventObserver { [self] in record($0) }
+    func observe(_ center: any HeadingEventFeed) -> any HeadingFeedSubscription {
+        center.consume(latestOnly: true) { [self] in record($0) }
     }
 
     private func delivered(_ count: Int64, by name: String, at now: Date = Date()) {

@@ -29,7 +29,7 @@ final class SystemdNotifier: Service, Sendable {
     }
 
     private let socket: NotifySocket
-    private let center: NotificationCenter
+    private let center: any HeadingEventFeed
     private let sourceName: String
     private let watchdogInterval: Duration?
     /// The time on the clock since this notifier was made.
@@ -40,7 +40,7 @@ final class SystemdNotifier: Service, Sendable {
     private let state = Mutex(State())
     /// The center's observer, set once in init (its closure needs `self`); removed when this
     /// value goes away, with the observation.
-    private let observation = Mutex<HeadingObservation?>(nil)
+    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
 
     /// The interval for `WATCHDOG=1`: half of `$WATCHDOG_USEC`, when it is set for this process.
     static func watchdogIntervalFromEnvironment() -> Duration? {
@@ -61,7 +61,7 @@ final class SystemdNotifier: Service, Sendable {
     ///   - isReloading: Whether a shutdown is the end of one configuration before the next (no
     ///     `STOPPING=1` then: the reloader has said `RELOADING=1`).
     init<C: Clock>(
-        socket: NotifySocket, center: NotificationCenter = .heading, sourceName: String,
+        socket: NotifySocket, center: any HeadingEventFeed = NotificationCenter.heading, sourceName: String,
         watchdogInterval: Duration?, clock: C = ContinuousClock(), isReloading: @escaping @Sendable () -> Bool = { false }
     ) where C.Duration == Duration {
         self.isReloading = isReloading
@@ -72,7 +72,7 @@ final class SystemdNotifier: Service, Sendable {
         let origin = clock.now
         self.elapsed = { origin.duration(to: clock.now) }
         self.sleepUntilElapsed = { try await clock.sleep(until: origin.advanced(by: $0), tolerance: nil) }
-        let observation = center.addHeadingEventObserver { [weak self] event in self?.handle(event) }
+        let observation = center.consume(latestOnly: false) { [weak self] event in self?.handle(event) }
         self.observation.withLock { $0 = observation }
     }
 
