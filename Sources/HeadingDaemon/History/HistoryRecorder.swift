@@ -43,7 +43,7 @@ final class HistoryRecorder: Service, Sendable {
         queue.sync { flush() }
     }
 
-    /// Records one of the center's events.
+    /// Records one event.
     func record(_ event: HeadingEvent) {
         let scheduling = pending.withLock { pending -> Bool in
             switch event {

@@ -30,7 +30,7 @@ import Combine
 /// | `headingd_faults_total` | counter | `source`, `code` |
 /// | `headingd_fault_active` | gauge: 1 from a fault to its source's recovery | `source`, `code` |
 /// | `headingd_reloads_total` | counter | `result` (`success`, `failure`) |
-/// | `headingd_heading_latency_seconds` | histogram: from the bytes' read (a live source's reception timestamp) to the center's observers, for the heading of each notification from a live NMEA stream, CAN bus or gpsd | |
+/// | `headingd_heading_latency_seconds` | histogram: from the bytes' read (a live source's reception timestamp) to the consumers (the fan-out's, after the center's observers), for the heading of each delivery from a live NMEA stream, CAN bus or gpsd | |
 /// | `headingd_heading_true_degrees`, `headingd_heading_magnetic_degrees` | gauge: the heading headingd gives | |
 /// | `headingd_source_calibrated` | gauge: 1 when a magnetometer's calibration is in force, 0 when it has none (IIO sources only) | `source` |
 /// | `headingd_source_calibration_error_degrees` | gauge: the heading error the calibration's fit amounts to | `source` |
@@ -103,7 +103,7 @@ final class HeadingMetrics: Sendable {
         reloadFailures = registry.counter(name: "headingd_reloads_total", labels: [("result", "failure")], help: "SIGHUP reloads, by result")
         latency = registry.makeDurationHistogram(
             name: "headingd_heading_latency_seconds", buckets: Self.latencyBuckets,
-            help: "From a live heading's bytes read to the center's observers"
+            help: "From a live heading's bytes read to headingd's consumers"
         )
     }
 
@@ -233,14 +233,14 @@ final class HeadingMetrics: Sendable {
         })
     }
 
-    /// Records what the center carries: the heading given, faults, recoveries, the source
+    /// Records what the processor delivers (through the fan-out): the heading given, faults, recoveries, the source
     /// steering. Per notification (a flat-out replay's batch is one): only its last heading sets
     /// the gauges, and the source steering is looked at once.
     func observe(_ center: any HeadingEventFeed) -> any HeadingFeedSubscription {
         center.consume(latestOnly: true) { [self] in record($0) }
     }
 
-    /// Records one event of the center's.
+    /// Records one event.
     func record(_ event: HeadingEvent) {
         switch event {
         case .heading(let heading):

@@ -37,9 +37,9 @@ final class NMEA0183Feed: Sendable {
 
     /// - Parameters:
     ///   - configuration: What to write, and how often.
-    ///   - center: The center headings and faults are posted to.
+    ///   - center: Where headings and faults come from (the fan-out; a center in tests).
     ///   - eventLoop: Where the waiting heading and the `V` repeats are timed.
-    ///   - deliver: Hands one heading's sentences to the transport; called on the center's thread
+    ///   - deliver: Hands one heading's sentences to the transport; called where the processor delivers
     ///     or the event loop, one call at a time per heading, never blocking.
     init(
         configuration: Configuration, center: any HeadingEventFeed, eventLoop: any EventLoop,
@@ -52,7 +52,7 @@ final class NMEA0183Feed: Sendable {
         self.state = Mutex(State(rate: OutputRate(maximumHertz: configuration.maximumHertz)))
     }
 
-    /// Starts observing the center.
+    /// Starts hearing headings and faults.
     func start() {
         let observation = center.consume(latestOnly: false) { [weak self] event in self?.receive(event) }
         self.observation.withLock { $0 = observation }

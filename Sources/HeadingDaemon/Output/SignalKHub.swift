@@ -48,7 +48,7 @@ final class SignalKHub: Sendable {
 
     /// - Parameters:
     ///   - selfURN: The vessel's identity.
-    ///   - center: The center headings and faults are posted to.
+    ///   - center: Where headings and faults come from (the fan-out; a center in tests).
     init(selfURN: String, center: any HeadingEventFeed, metrics: OutputMetrics? = nil) {
         self.metrics = metrics
         state = Mutex(State(model: SignalKModel(selfURN: selfURN)))
@@ -56,7 +56,7 @@ final class SignalKHub: Sendable {
         self.center = center
     }
 
-    /// Starts observing the center.
+    /// Starts hearing headings and faults.
     func start() {
         let observation = center.consume(latestOnly: false) { [weak self] event in self?.receive(event) }
         self.observation.withLock { $0 = observation }

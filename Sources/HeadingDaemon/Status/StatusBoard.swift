@@ -98,7 +98,7 @@ final class StatusBoard: Sendable {
         })
     }
 
-    /// Records what the center carries, per notification, until the returned value is cancelled.
+    /// Records what the processor delivers (through the fan-out), per delivery, until the returned value is cancelled.
     func observe(_ center: any HeadingEventFeed) -> any HeadingFeedSubscription {
         center.consume(latestOnly: true) { [self] in record($0) }
     }
@@ -124,7 +124,7 @@ final class StatusBoard: Sendable {
         }
     }
 
-    /// Records one of the center's events.
+    /// Records one event.
     func record(_ event: HeadingEvent, at now: Date = Date()) {
         state.withLock { state in
             switch event {

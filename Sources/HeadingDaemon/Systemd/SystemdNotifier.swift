@@ -54,7 +54,7 @@ final class SystemdNotifier: Service, Sendable {
     /// Creates the notifier and starts observing the center at once.
     /// - Parameters:
     ///   - socket: systemd's socket.
-    ///   - center: The center headings and faults are posted to.
+    ///   - center: Where headings and faults come from (the fan-out; a center in tests).
     ///   - sourceName: The source's name, for `STATUS=`.
     ///   - watchdogInterval: How often to send `WATCHDOG=1`; `nil` for never.
     ///   - clock: The clock for the watchdog and status ticks.
