@@ -276,3 +276,25 @@ struct CalibrationRefinerTests {
         #expect(Matrix3(Vector3(x: 1, y: 2, z: 3), Vector3(x: 2, y: 4, z: 6), Vector3(x: 0, y: 0, z: 1)).inverse == nil)
     }
 }
+
+struct CalibrationStatusTests {
+    @Test func hostileFilesAreSaidNeverReadWithoutEndOrWaitedOn() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-calibration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let large = directory.appendingPathComponent("large.json").path
+        try Data(repeating: 0x20, count: 200_000).write(to: URL(fileURLWithPath: large))
+        let missing = directory.appendingPathComponent("missing.json").path
+        for (path, reason) in [
+            ("/dev/zero", "cannot be read (not a regular file)"), (fifo, "cannot be read (not a regular file)"),
+            (directory.path, "cannot be read (not a regular file)"), (large, "is not applied: it is 65537 bytes, more than any calibration"),
+            (missing, "calibration file \(missing) does not exist"),
+        ] {
+            let status = CalibrationStatus.loading(path, required: true)
+            #expect(status.state == CalibrationStatus.State.none && status.reason?.contains(reason) == true, "\(path): \(String(describing: status.reason))")
+        }
+        #expect(CalibrationStatus.loading(missing, required: false).reason == "no calibration file (\(missing)): run headingd calibrate")
+    }
+}

@@ -3,6 +3,10 @@
 
 public import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where a magnetic source's calibration stands: none (and why), or one in force with its fit and
 /// age. What the status page, `/status.json`, `/metrics` and Signal K show of a magnetometer.
 public struct CalibrationStatus: Sendable, Hashable {
@@ -60,18 +64,48 @@ public struct CalibrationStatus: Sendable, Hashable {
     /// - Returns: The status.
     public static func loading(_ path: String, required: Bool) -> CalibrationStatus {
         let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
+        switch contents(of: path) {
+        case .success(let bytes): data = bytes
+        case .failure(.absent):
             return CalibrationStatus(state: .none, file: path, reason: required ? "calibration file \(path) does not exist" : "no calibration file (\(path)): run headingd calibrate")
-        } catch {
-            return CalibrationStatus(state: .none, file: path, reason: "calibration file \(path) cannot be read (\(error.localizedDescription))")
+        case .failure(.unreadable(let why)):
+            return CalibrationStatus(state: .none, file: path, reason: "calibration file \(path) cannot be read (\(why))")
         }
         do {
             return CalibrationStatus(state: .calibrated, calibration: try MagnetometerCalibration.read(data), file: path)
         } catch {
             return CalibrationStatus(state: .none, file: path, reason: "calibration file \(path) is not applied: \(error.reason)")
         }
+    }
+
+    private enum ReadFailure: Error {
+        case absent
+        case unreadable(String)
+    }
+
+    /// A regular file's first 64 KiB and one byte more (``MagnetometerCalibration/read(_:)`` refuses
+    /// anything longer): never a read without end (`calibration=/dev/zero`), never a wait (a FIFO).
+    private static func contents(of path: String) -> Result<Data, ReadFailure> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let code = errno
+            return .failure(code == ENOENT ? .absent : .unreadable(String(cString: strerror(code))))
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return .failure(.unreadable("not a regular file")) }
+        var bytes = [UInt8](repeating: 0, count: 64 * 1024 + 1)
+        var total = 0
+        while total < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + total, $0.count - total) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                if count < 0 { return .failure(.unreadable(String(cString: strerror(errno)))) }
+                break
+            }
+            total += count
+        }
+        return .success(Data(bytes[..<total]))
     }
 }
 
