@@ -25,8 +25,9 @@ struct CalibrateCommand: ParsableCommand {
             that can be turned every way: point it in every direction, upside down too, until 70 % of the sphere \
             is covered. --mode circle is for a boat that cannot tumble: turn a full circle or more, slowly, level \
             or heeled (heeled both ways also gives the vertical hard iron). Progress shows the coverage, the \
-            samples and the current fit. It ends when the coverage and the fit suffice — an RMS residual worth at \
-            most 2° of heading, and with --position a field strength within ±25 % and an inclination within 10° of \
+            samples and the current fit. It ends when the coverage and the fit suffice: an RMS residual worth at \
+            most 2 degrees of heading, and with --position a field strength within 25 % either way and an inclination \
+            within 10 degrees of \
             the World Magnetic Model's there (a fit outside those for 10 s is refused: a magnetic disturbance \
             nearby). Ctrl-C or --timeout ends it with what was still missing; nothing is written then. The \
             calibration goes to --output, by default the state directory's file for the device \
@@ -39,7 +40,7 @@ struct CalibrateCommand: ParsableCommand {
     /// The package's state directory, where the service keeps its files.
     static let defaultStateDirectory = "/var/lib/headingd"
 
-    @Argument(help: ArgumentHelp("The magnetometer, as an IIO source URL: iio: or iio://DEVICE?accel=…&rate=…&root=…", valueName: "source"))
+    @Argument(help: ArgumentHelp("The magnetometer, as an IIO source URL: iio: or iio://DEVICE?accel=...&rate=...&root=...", valueName: "source"))
     var source: String
 
     @Option(help: ArgumentHelp("Where to write the calibration. (default: the state directory's calibration-NAME.json)", valueName: "path"))
@@ -58,7 +59,7 @@ struct CalibrateCommand: ParsableCommand {
         guard MagnetometerCalibrator.Shape(rawValue: mode) != nil else { throw ValidationError("--mode must be sphere or circle, not \(mode).") }
         guard timeout.isFinite, timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be between 0 and 86400 seconds.") }
         if let position, Self.coordinates(position) == nil {
-            throw ValidationError("--position must be LAT,LON in degrees (latitude −90…90, longitude −180…180), such as 50.78,-1.30, not \(position).")
+            throw ValidationError("--position must be LAT,LON in degrees (latitude -90 to 90, longitude -180 to 180), such as 50.78,-1.30, not \(position).")
         }
     }
 

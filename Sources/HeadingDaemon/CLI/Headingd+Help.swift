@@ -73,7 +73,7 @@ extension Headingd {
         magnetic, made true by the variation. Its calibration comes from headingd calibrate \
         (the state directory's calibration-NAME.json unless calibration= names one; read again on \
         SIGHUP), its hard iron refined at sea unless calibration_refine=false; without one it \
-        raises one uncalibrated fault and its headings say an accuracy of 30°. Near the magnetic \
+        raises one uncalibrated fault and its headings say an accuracy of 30 degrees. Near the magnetic \
         poles (the World Magnetic Model's horizontal field under 2,000 nT) every magnetic source \
         raises a magneticBlackout fault.
 
