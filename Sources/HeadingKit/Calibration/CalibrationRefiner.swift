@@ -54,13 +54,7 @@ public struct CalibrationRefiner: Sendable {
     ///   - acceleration: The acceleration in m/s², or `nil` (taken as level).
     /// - Returns: The refinement, when this sample's evaluation adopted one.
     public mutating func add(field: Vector3, acceleration: Vector3?) -> Refinement? {
-        guard field.isFinite else { return nil }
-        var down = Vector3(x: 0, y: 0, z: -1)
-        if let acceleration {
-            let gravity = acceleration.length
-            guard acceleration.isFinite, gravity >= TiltCompensation.minimumGravity else { return nil }
-            down = acceleration * (-1 / gravity)
-        }
+        guard field.isFinite, let down = MagnetometerCalibrator.Sample.down(from: acceleration) else { return nil }
         // Kept in the soft iron's space: u = W × raw, so that the corrected field is u − W × offset.
         let u = calibration.softIron * field
         if let last = window.last, (last.field - u).length < 1 { return nil }
@@ -74,7 +68,8 @@ public struct CalibrationRefiner: Sendable {
 
     private mutating func evaluate() -> Refinement? {
         let current = calibration.softIron * calibration.offset
-        guard Self.sectors(of: window, centre: current) == 36 else { return nil }
+        let aboutCurrent = MagnetometerCalibration(offset: current, mode: .circle, fieldStrength: 1)
+        guard MagnetometerCalibrator.coverage(of: window, corrected: aboutCurrent, shape: .circle) == 1 else { return nil }
         let samples = window
         let start = Self.horizontalAndVertical(samples, centre: current)
         let before = Self.headingError(samples, centre: current, horizontal: start.horizontal)
@@ -92,8 +87,7 @@ public struct CalibrationRefiner: Sendable {
             }
         }
         let p = solution.parameters
-        var centre = Vector3(x: p[0], y: p[1], z: tiltSeen ? p[2] : current.z)
-        if !tiltSeen { centre.z = current.z }
+        let centre = Vector3(x: p[0], y: p[1], z: tiltSeen ? p[2] : current.z)
         let horizontal = abs(p[3])
         let after = Self.headingError(samples, centre: centre, horizontal: horizontal)
         guard after.isFinite, after <= 0.8 * before, before - after >= 0.1, (centre - current).length <= 0.5 * start.horizontal else { return nil }
@@ -129,15 +123,5 @@ public struct CalibrationRefiner: Sendable {
         }
         let rms = (squares / Double(max(1, samples.count))).squareRoot()
         return atan(rms / max(horizontal, 1e-6)) * 180 / .pi
-    }
-
-    /// How many of the circle's 36 sectors of 10° the samples cover about `centre`.
-    private static func sectors(of samples: [MagnetometerCalibrator.Sample], centre: Vector3) -> Int {
-        var hit = [Bool](repeating: false, count: 36)
-        for sample in samples {
-            guard let attitude = try? TiltCompensation.attitude(field: sample.field - centre, acceleration: sample.down * -9.80665) else { continue }
-            hit[min(35, Int(attitude.heading / 10))] = true
-        }
-        return hit.filter { $0 }.count
     }
 }

@@ -91,6 +91,15 @@ public struct MagnetometerCalibrator: Sendable {
     struct Sample: Sendable, Hashable {
         var field: Vector3
         var down: Vector3
+
+        /// Down as a unit vector from the accelerometer's reading (+g up at rest): straight down the
+        /// device's -Z without one (taken as level), `nil` in free fall or for a reading that is not finite.
+        static func down(from acceleration: Vector3?) -> Vector3? {
+            guard let acceleration else { return Vector3(x: 0, y: 0, z: -1) }
+            let gravity = acceleration.length
+            guard acceleration.isFinite, gravity >= TiltCompensation.minimumGravity else { return nil }
+            return acceleration * (-1 / gravity)
+        }
     }
 
     /// How the sensor is moved.
@@ -130,13 +139,7 @@ public struct MagnetometerCalibrator: Sendable {
     /// - Returns: Whether it was kept (not when non-finite, in free fall, or too near the last).
     @discardableResult
     public mutating func add(field: Vector3, acceleration: Vector3?) -> Bool {
-        guard field.isFinite, field.length > 0.01, field.length < 10_000 else { return false }
-        var down = Vector3(x: 0, y: 0, z: -1)
-        if let acceleration {
-            let gravity = acceleration.length
-            guard acceleration.isFinite, gravity >= TiltCompensation.minimumGravity else { return false }
-            down = acceleration * (-1 / gravity)
-        }
+        guard field.isFinite, field.length > 0.01, field.length < 10_000, let down = Sample.down(from: acceleration) else { return false }
         if let last = samples.last, (last.field - field).length < spacing { return false }
         if let firstDown {
             if firstDown.dot(down) < cos(10 * Double.pi / 180) { tiltSeen = true }
