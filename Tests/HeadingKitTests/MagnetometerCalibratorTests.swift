@@ -161,7 +161,17 @@ struct MagnetometerCalibratorTests {
         )
         #expect(try MagnetometerCalibration.read(calibration.encoded()) == calibration)
         let text = String(decoding: calibration.encoded(), as: UTF8.self)
+        /// The same file with another soft iron (diagonal: symmetric whichever way it is read).
+        func withSoftIron(_ x: Double, _ y: Double, _ z: Double) -> String {
+            var changed = calibration
+            changed.softIron = Matrix3(Vector3(x: x, y: 0, z: 0), Vector3(x: 0, y: y, z: 0), Vector3(x: 0, y: 0, z: z))
+            return String(decoding: changed.encoded(), as: UTF8.self)
+        }
         for (hostile, reason) in [
+            // What FuzzIIO found: a determinant of 1 from 1e307 × 1e-307, which corrected a field to infinity.
+            (withSoftIron(1e307, 1e-307, 1), "more than 3× along some axis"),
+            (withSoftIron(-1, -1, 1), "not positive definite"),
+            (withSoftIron(1, 1, 1).replacingOccurrences(of: "\"headingError\" : 0.9", with: "\"headingError\" : -5"), "out of range"),
             ("{}", "not a calibration"),
             (text.replacingOccurrences(of: "\"fieldStrength\" : 48.5", with: "\"fieldStrength\" : -1"), "out of range"),
             (text.replacingOccurrences(of: "\"offset\" : [\n    1,", with: "\"offset\" : [\n    100000,"), "beyond any magnetometer"),

@@ -10,8 +10,9 @@ public import Foundation
 ///
 /// ``MagnetometerCalibrator`` makes one from samples; `headingd calibrate` writes it as JSON; the
 /// IIO source reads it. Reading checks it: a file with a non-finite number, a soft iron that is not
-/// symmetric or that shrinks or stretches the field more than 3×, or an offset over 5,000 µT is
-/// refused, never applied.
+/// symmetric, not positive definite (it would mirror the field), has an element beyond ±3 or
+/// shrinks or stretches the field more than 3×, or an offset over 5,000 µT is refused, never
+/// applied.
 public struct MagnetometerCalibration: Sendable, Hashable, Codable {
     /// What was fitted.
     public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
@@ -90,12 +91,20 @@ public struct MagnetometerCalibration: Sendable, Hashable, Codable {
         guard offset.isFinite, softIron.isFinite, numbers.allSatisfy(\.isFinite) else { return "a number is not finite" }
         guard offset.length <= 5000 else { return "its hard iron (\(Int(offset.length)) µT) is beyond any magnetometer's range" }
         let (a, b, c) = softIron.rows
+        // No axis stretched more than 3×: a symmetric matrix's elements are within its largest eigenvalue.
+        guard [a, b, c].allSatisfy({ max(abs($0.x), abs($0.y), abs($0.z)) <= 3 }) else {
+            return "its soft iron stretches the field more than 3× along some axis"
+        }
         guard abs(a.y - b.x) <= 1e-6 * max(1, abs(a.y)), abs(a.z - c.x) <= 1e-6 * max(1, abs(a.z)), abs(b.z - c.y) <= 1e-6 * max(1, abs(b.z)) else {
             return "its soft iron is not symmetric"
         }
         let determinant = softIron.determinant
         guard determinant > 1.0 / 27, determinant < 27 else { return "its soft iron shrinks or stretches the field more than 3×" }
-        guard fieldStrength > 0, (0...1).contains(coverage), samples >= 0 else { return "its field strength, coverage or sample count is out of range" }
+        // Positive definite (Sylvester: the leading minors positive): a correction never mirrors or turns the field over.
+        guard a.x > 0, a.x * b.y - a.y * b.x > 0 else { return "its soft iron mirrors or turns the field over (not positive definite)" }
+        guard fieldStrength > 0, fieldStrength <= 1000, (0...1).contains(coverage), samples >= 0, residual >= 0, (0...180).contains(headingError) else {
+            return "its field strength, coverage, fit error or sample count is out of range"
+        }
         return nil
     }
 
