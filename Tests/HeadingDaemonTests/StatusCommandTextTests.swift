@@ -26,4 +26,11 @@ struct StatusCommandTextTests {
         #expect(healthy.isHealthy)
         #expect(StatusCommand.text(healthy).hasPrefix("Heading       : 1.5° true (ok, 0.2 s old)"))
     }
+
+    /// The report is a peer's JSON: an age no Int holds is said, never a trap.
+    @Test func anAgeNoIntHoldsIsSaidNotATrap() {
+        #expect(StatusCommand.duration(1e300) == "11574074 d 1 h")
+        #expect(StatusCommand.duration(.infinity) == "—")
+        #expect(StatusCommand.duration(3725) == "1 h 2 min")
+    }
 }

@@ -342,5 +342,10 @@ struct IIOSamplingFrequencyTests {
         #expect(IIOSamplingFrequency.adjust(device, for: 25) == .unchanged(200))
         try tree.write("iio:device2", ["name": "hmc5883l\n"])
         #expect(IIOSamplingFrequency.adjust(IIODevice(directory: tree.root.appendingPathComponent("iio:device2").path), for: 25) == .notAdjustable)
+        // A device that offers a frequency no Int holds: written as a Double, never a trap.
+        try tree.write("iio:device3", ["name": "hostile\n", "sampling_frequency": "1\n", "sampling_frequency_available": "1000000000000000000000000000000\n"])
+        let hostile = IIODevice(directory: tree.root.appendingPathComponent("iio:device3").path)
+        #expect(IIOSamplingFrequency.adjust(hostile, for: 25) == .set(from: 1, to: 1e30))
+        #expect(IIOChannels.contents(hostile.directory + "/sampling_frequency").map { String(decoding: $0, as: UTF8.self) } == "1e+30")
     }
 }

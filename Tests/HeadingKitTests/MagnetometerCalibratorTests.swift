@@ -171,6 +171,8 @@ struct MagnetometerCalibratorTests {
             // What FuzzIIO found: a determinant of 1 from 1e307 × 1e-307, which corrected a field to infinity.
             (withSoftIron(1e307, 1e-307, 1), "more than 3× along some axis"),
             (withSoftIron(-1, -1, 1), "not positive definite"),
+            // FuzzIIO's second: an offset whose length is finite but no Int (the message converted it).
+            (text.replacingOccurrences(of: "\"offset\" : [\n    1,", with: "\"offset\" : [\n    3e74,"), "beyond any magnetometer"),
             (withSoftIron(1, 1, 1).replacingOccurrences(of: "\"headingError\" : 0.9", with: "\"headingError\" : -5"), "out of range"),
             ("{}", "not a calibration"),
             (text.replacingOccurrences(of: "\"fieldStrength\" : 48.5", with: "\"fieldStrength\" : -1"), "out of range"),

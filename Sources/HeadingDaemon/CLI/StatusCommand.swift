@@ -138,7 +138,8 @@ struct StatusCommand: AsyncParsableCommand {
     static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "—" }
         if seconds < 10 { return String(format: "%.1f s", max(0, seconds)) }
-        let whole = Int(seconds.rounded(.down))
+        // Clamped: the report is a peer's JSON, and Int(1e300) traps.
+        let whole = Int(min(seconds, 1e12).rounded(.down))
         if whole < 60 { return "\(whole) s" }
         if whole < 3600 { return "\(whole / 60) min \(whole % 60) s" }
         if whole < 86400 { return "\(whole / 3600) h \(whole % 3600 / 60) min" }

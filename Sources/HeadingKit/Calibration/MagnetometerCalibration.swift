@@ -89,7 +89,7 @@ public struct MagnetometerCalibration: Sendable, Hashable, Codable {
     public var problem: String? {
         let numbers = [fieldStrength, residual, headingError, coverage] + [inclination ?? 0]
         guard offset.isFinite, softIron.isFinite, numbers.allSatisfy(\.isFinite) else { return "a number is not finite" }
-        guard offset.length <= 5000 else { return "its hard iron (\(Int(offset.length)) µT) is beyond any magnetometer's range" }
+        guard offset.length <= 5000 else { return "its hard iron (\(String(format: "%.4g", offset.length)) µT) is beyond any magnetometer's range" }
         let (a, b, c) = softIron.rows
         // No axis stretched more than 3×: a symmetric matrix's elements are within its largest eigenvalue.
         guard [a, b, c].allSatisfy({ max(abs($0.x), abs($0.y), abs($0.z)) <= 3 }) else {

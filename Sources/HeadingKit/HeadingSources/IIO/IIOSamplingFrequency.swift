@@ -46,7 +46,8 @@ package enum IIOSamplingFrequency {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return .refused(chosen, String(cString: strerror(errno))) }
         defer { close(descriptor) }
-        let text = chosen == chosen.rounded() ? String(Int(chosen)) : String(chosen)
+        // A whole number as the kernel writes it; Int(exactly:) never traps on a device's 1e30.
+        let text = Int(exactly: chosen).map(String.init) ?? String(chosen)
         let written = Array(text.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written > 0 else { return .refused(chosen, String(cString: strerror(errno))) }
         return .set(from: current, to: chosen)
