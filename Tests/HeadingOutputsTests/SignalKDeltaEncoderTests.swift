@@ -112,6 +112,9 @@ struct SignalKDeltaEncoderTests {
         #expect(SignalKDeltaEncoder.sourceReference(for: "simulation") == "headingd.simulation")
         #expect(SignalKDeltaEncoder.sourceReference(for: "replay:/var/log/boat 1.nmea") == "headingd.replay-var-log-boat-1.nmea")
         #expect(SignalKDeltaEncoder.sourceReference(for: "gpsd://[::1]:2947/dev/ttyUSB0") == "headingd.gpsd-1-2947-dev-ttyUSB0")
+        // A scalar beyond ASCII (several bytes) is one run, as a combining mark after it is.
+        #expect(SignalKDeltaEncoder.sourceReference(for: "compas\u{E7}-b\u{F6}\u{308}rd") == "headingd.compas--b-rd")
+        #expect(SignalKDeltaEncoder.sourceReference(for: "") == "headingd.")
     }
 
     @Test func faultsRaiseNotificationsThatRecoveryClears() {

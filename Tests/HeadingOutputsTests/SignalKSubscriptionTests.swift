@@ -86,4 +86,22 @@ struct SignalKSubscriptionTests {
         model.update(with: SignalKNotification(raising: fault))
         #expect(model.render(subPath: ["vessels", "self", "notifications", "navigation", "heading", "stale", "value", "state"]) == "\"alarm\"")
     }
+
+    /// The model writes a heading's numbers when it is read: the same JSON as from values written at once,
+    /// every path and the World Magnetic Model's `$source` for its variation included.
+    @Test func valuesWrittenWhenReadAreTheValuesWrittenAtOnce() throws {
+        let urn = SignalKDeltaEncoder.selfURN(for: UUID())
+        var lazy = SignalKModel(selfURN: urn), written = SignalKModel(selfURN: urn)
+        let heading = Heading(
+            trueHeading: 93.25, magneticHeading: 90.5, timestamp: Date(timeIntervalSince1970: 1_790_000_000.25), source: "gpsd://[::1]:2947",
+            pitch: 2, roll: -4.5, magneticVariation: 2.75, deviation: -1.5, variationOrigin: .model
+        )
+        lazy.update(with: heading, rateOfTurn: 0.01)
+        written.update(with: heading, values: lazy.encoder.values(for: heading, rateOfTurn: 0.01))
+        #expect(lazy.knownPaths == SignalKDeltaEncoder.Path.allCases)
+        #expect(lazy.render() == written.render())
+        #expect(lazy.render().contains("\"$source\":\"headingd.wmm2025\""))
+        #expect(lazy.makeUnavailable(at: heading.timestamp) == written.makeUnavailable(at: heading.timestamp))
+        #expect(lazy.render() == written.render())
+    }
 }

@@ -122,31 +122,36 @@ final class SignalKHub: Sendable {
 
     private func receive(_ event: HeadingEvent) {
         var events: [Event] = []
+        var rateOfTurn: Double?
         let clients = state.withLock { state -> [AsyncStream<Event>.Continuation] in
+            // No client: the model is kept, and no event array is made.
+            let listened = !state.clients.isEmpty
             for notification in state.board.update(with: event) {
                 state.model.update(with: notification)
-                events.append(.notification(notification))
+                if listened { events.append(.notification(notification)) }
             }
             switch event {
             case .heading(let heading):
                 // Degrees a minute → radians a second.
                 let rate = state.rateOfTurn.rate(after: heading).map { $0 * .pi / 180 / 60 }
-                let values = encoder.values(for: heading, rateOfTurn: rate)
-                state.model.update(with: heading, values: values)
+                // The model writes its numbers when it is read; the clients' values are written below, only if there are clients.
+                state.model.update(with: heading, rateOfTurn: rate)
                 state.lastSource = heading.source
-                events.append(.heading(heading, values: values, fullDelta: nil))
+                rateOfTurn = rate
+                if listened { events.append(.heading(heading, values: [], fullDelta: nil)) }
             case .fault(let fault) where Self.silencing.contains(fault.code) && fault.source == state.lastSource:
                 let paths = state.model.makeUnavailable(at: fault.timestamp)
-                if !paths.isEmpty { events.append(.unavailable(paths, source: fault.source, at: fault.timestamp)) }
+                if listened, !paths.isEmpty { events.append(.unavailable(paths, source: fault.source, at: fault.timestamp)) }
             default:
                 break
             }
             return events.isEmpty ? [] : Array(state.clients.values)
         }
         guard !clients.isEmpty else { return }
-        // The full delta is encoded here, once, outside the lock, rather than by each client.
+        // The values and the full delta are written here, once, outside the lock, rather than by each client.
         events = events.map { event in
-            guard case .heading(let heading, let values, _) = event else { return event }
+            guard case .heading(let heading, _, _) = event else { return event }
+            let values = encoder.values(for: heading, rateOfTurn: rateOfTurn)
             return .heading(heading, values: values, fullDelta: encoder.delta(for: heading, values: values))
         }
         var dropped: Int64 = 0

@@ -83,20 +83,23 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
     /// run of characters Signal K does not allow there (`[A-Za-z0-9-_.]`) made one `-`, so
     /// `gpsd://127.0.0.1:2947` is `headingd.gpsd-127.0.0.1-2947`.
     public static func sourceReference(for source: String) -> String {
-        var reference = "headingd."
+        // Byte by byte: a heading's every delta and model update asks, and the allowed set is ASCII.
+        var reference = Array("headingd.".utf8)
+        reference.reserveCapacity(reference.count + source.utf8.count)
         var replacing = false
-        for scalar in source.unicodeScalars {
-            let allowed = ("A"..."Z").contains(scalar) || ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
-                || scalar == "-" || scalar == "_" || scalar == "."
+        for byte in source.utf8 {
+            let allowed = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
             if allowed {
-                reference.unicodeScalars.append(scalar)
+                reference.append(byte)
                 replacing = false
             } else if !replacing {
-                reference += "-"
+                // A scalar beyond ASCII is several bytes, none of them allowed: one `-` for the run, as before.
+                reference.append(UInt8(ascii: "-"))
                 replacing = true
             }
         }
-        return reference
+        return String(decoding: reference, as: UTF8.self)
     }
 
     /// The paths `heading` gives a value for (with `rateOfTurn` when it is known).
@@ -201,7 +204,20 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
     }
 
     /// A path's value in `heading` as JSON, or `nil` when the heading does not say.
-    private func value(of path: Path, in heading: Heading, rateOfTurn: Double?) -> String? {
+    /// Whether `heading` gives `path` a value: what ``values(for:rateOfTurn:)`` would write, without writing it.
+    func hasValue(_ path: Path, in heading: Heading, rateOfTurn: Double?) -> Bool {
+        switch path {
+        case .headingTrue: heading.trueHeading?.isFinite == true
+        case .headingMagnetic: heading.magneticHeading?.isFinite == true
+        case .magneticVariation: heading.magneticVariation?.isFinite == true
+        case .magneticDeviation: heading.deviation?.isFinite == true
+        case .attitude: heading.roll != nil || heading.pitch != nil
+        case .rateOfTurn: rateOfTurn?.isFinite == true
+        }
+    }
+
+    /// `path`'s value in `heading` as JSON; `nil` when it gives none.
+    func value(of path: Path, in heading: Heading, rateOfTurn: Double?) -> String? {
         func radians(_ degrees: Double?) -> String? {
             guard let degrees, degrees.isFinite else { return nil }
             return SignalKJSON.number(degrees * .pi / 180)

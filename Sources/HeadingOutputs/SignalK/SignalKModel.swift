@@ -12,11 +12,17 @@ public struct SignalKModel: Sendable {
     /// The Signal K version headingd speaks.
     public static let version = "1.7.0"
 
-    /// One leaf: a value (as JSON) with its time and source.
+    /// One leaf: the heading that gave its value, with the value written only when the model is
+    /// rendered (a heading costs a copy per path, not a number formatted per path: most headings
+    /// are never read from the model), or as it was given already written.
     struct Leaf: Sendable {
-        var value: String
+        var heading: Heading
+        var rateOfTurn: Double?
+        /// The value as JSON when it came written (``update(with:values:)``).
+        var written: String?
+        /// The heading went stale: `null` until the next.
+        var isUnavailable = false
         var timestamp: Date
-        var source: String
     }
 
     /// The encoder, which knows the vessel's context.
@@ -26,6 +32,8 @@ public struct SignalKModel: Sendable {
     private var values: [SignalKDeltaEncoder.Path: Leaf] = [:]
     private var raised: [String: SignalKNotification] = [:]
     private var sources: Set<String> = []
+    /// The source last added to `sources`: a heading from it inserts nothing (no hashing a heading).
+    private var lastSource: String?
 
     /// An empty model for one vessel.
     public init(selfURN: String) {
@@ -34,32 +42,49 @@ public struct SignalKModel: Sendable {
     }
 
     /// The paths that have a value (not `null`) now.
-    public var knownPaths: [SignalKDeltaEncoder.Path] { SignalKDeltaEncoder.Path.allCases.filter { values[$0].map { $0.value != "null" } ?? false } }
+    public var knownPaths: [SignalKDeltaEncoder.Path] {
+        SignalKDeltaEncoder.Path.allCases.filter { values[$0].map { !$0.isUnavailable && $0.written != "null" } ?? false }
+    }
 
-    /// Takes a heading: each path it gives a value for now has that value.
+    /// Takes a heading: each path it gives a value for now has that value (written when rendered).
     public mutating func update(with heading: Heading, rateOfTurn: Double?) {
-        update(with: heading, values: encoder.values(for: heading, rateOfTurn: rateOfTurn))
+        for path in SignalKDeltaEncoder.Path.allCases where encoder.hasValue(path, in: heading, rateOfTurn: rateOfTurn) {
+            values[path] = Leaf(heading: heading, rateOfTurn: rateOfTurn, timestamp: heading.timestamp)
+        }
+        noteSource(heading.source)
     }
 
     /// Takes a heading whose values are already written (``SignalKDeltaEncoder/values(for:rateOfTurn:)``).
     public mutating func update(with heading: Heading, values written: [(SignalKDeltaEncoder.Path, String)]) {
         for (path, value) in written {
-            values[path] = Leaf(value: value, timestamp: heading.timestamp, source: SignalKDeltaEncoder.sourceReference(of: path, in: heading))
+            values[path] = Leaf(heading: heading, written: value, timestamp: heading.timestamp)
         }
-        sources.insert(heading.source)
+        noteSource(heading.source)
+    }
+
+    private mutating func noteSource(_ source: String) {
+        guard source != lastSource else { return }
+        sources.insert(source)
+        lastSource = source
     }
 
     /// Sets every path that has a value to `null` (the heading went stale) and returns those paths.
     public mutating func makeUnavailable(at timestamp: Date) -> [SignalKDeltaEncoder.Path] {
         let known = knownPaths
-        for path in known { values[path]?.value = "null"; values[path]?.timestamp = timestamp }
+        for path in known { values[path]?.isUnavailable = true; values[path]?.timestamp = timestamp }
         return known
+    }
+
+    /// A leaf's value as JSON: as given, or written now from its heading; `null` when stale.
+    private func value(of path: SignalKDeltaEncoder.Path, _ leaf: Leaf) -> String {
+        if leaf.isUnavailable { return "null" }
+        return leaf.written ?? encoder.value(of: path, in: leaf.heading, rateOfTurn: leaf.rateOfTurn) ?? "null"
     }
 
     /// Takes a notification: raised, changed or cleared (a cleared one stays, as `normal`).
     public mutating func update(with notification: SignalKNotification) {
         raised[notification.path] = notification
-        sources.insert(notification.source)
+        noteSource(notification.source)
     }
 
     /// Every notification headingd has raised, by path order (cleared ones as `normal`).
@@ -100,8 +125,8 @@ public struct SignalKModel: Sendable {
         var navigation: [(String, Node)] = []
         for path in SignalKDeltaEncoder.Path.allCases {
             // A value gone stale is left out: the schema has no null heading, and none is current.
-            guard let leaf = values[path], leaf.value != "null" else { continue }
-            navigation.append((String(path.rawValue.dropFirst("navigation.".count)), Self.node(leaf)))
+            guard let leaf = values[path], case let value = self.value(of: path, leaf), value != "null" else { continue }
+            navigation.append((String(path.rawValue.dropFirst("navigation.".count)), Self.node(path, leaf, value: value)))
         }
         if !navigation.isEmpty { vessel.append(("navigation", .object(navigation))) }
         if !raised.isEmpty {
@@ -132,10 +157,10 @@ public struct SignalKModel: Sendable {
         ])
     }
 
-    private static func node(_ leaf: Leaf) -> Node {
+    private static func node(_ path: SignalKDeltaEncoder.Path, _ leaf: Leaf, value: String) -> Node {
         .object([
-            ("value", .raw(leaf.value)), ("timestamp", .raw(SignalKJSON.timestamp(leaf.timestamp))),
-            ("$source", .raw(JSONText.quoted(leaf.source))),
+            ("value", .raw(value)), ("timestamp", .raw(SignalKJSON.timestamp(leaf.timestamp))),
+            ("$source", .raw(JSONText.quoted(SignalKDeltaEncoder.sourceReference(of: path, in: leaf.heading)))),
         ])
     }
 }
