@@ -2,15 +2,20 @@
 # headingd — the cost of reading an NMEA 0183 TCP feed: headingd directly against gpsd reading the
 # same feed (`gpsd -N tcp://…`), side by side, and flat out over loopback against a replay.
 # SPDX-License-Identifier: Apache-2.0
-"""Usage: feed.py --headingd PATH [--seconds S] [--rate HZ] [--sentences N] [--rounds R]
+"""Usage: feed.py --headingd PATH [--baseline PATH] [--mix compass|gps-logs|both] [--seconds S] [--rate HZ] [--rounds R]
 
-Live: three feed servers on loopback send the same lines (Tests/Fixtures/gpsd-logs, NMEA only, in
-a loop) at RATE lines a second for S seconds, started together: one to headingd (--source
-tcp://…), one to gpsd alone (gpsd -N -n tcp://…, with no client, so only its reading and decoding
-count), and one to gpsd with headingd reading that gpsd (--source gpsd://…): the way headingd had
-to read a feed before it read one itself, whose cost is the two processes' sum.
-Each process's CPU (utime + stime from /proc/PID/stat) and its wake-ups (voluntary context
-switches of all its threads) are read at the end.
+Live: feed servers on loopback send the same lines at RATE lines a second for S seconds, started
+together: one to each headingd build (--source tcp://…; --baseline adds a starting build), one to
+gpsd alone (gpsd -N -n tcp://…, with no client, so only its reading and decoding count), and one
+to gpsd with headingd reading that gpsd (--source gpsd://…): the way headingd had to read a feed
+before it read one itself, whose cost is the two processes' sum. Two mixes of lines, each run:
+- compass: HDT at RATE and RMC once a second (issue 38's measure): every line is a heading, for
+  headingd the whole way (decoder, processor, notification, stdout log), for gpsd a decode;
+- gps-logs: Tests/Fixtures/gpsd-logs (NMEA only, in a loop): a GPS's talk, of which about a
+  quarter is a heading (HDG, RMC), the rest skipped by headingd at once and decoded by gpsd.
+The two ratios differ for that reason (1.4× on the logs when it was 2.6× on the compass).
+Each process's CPU (all threads' time on a CPU, from /proc/PID/task/*/schedstat) and its
+wake-ups (voluntary context switches of all its threads) are read at the end.
 
 Flat out: a server sends a generated recording of N sentences as fast as loopback takes it to
 headingd --source tcp://… --count H; beside it, headingd --source replay:FILE --speed max --count H
@@ -91,11 +96,34 @@ def nmea_lines():
     return lines
 
 
-def live(headingd, rate, seconds):
-    lines = nmea_lines()
+def compass_lines(rate):
+    """HDT at `rate` a second, turning slowly, with an RMC once a second: one second's lines,
+    repeated (live.py's mix, the one issue 38 names)."""
+    lines = []
+    for index in range(max(1, int(rate))):
+        heading = (index * 0.7) % 360
+        body = f"GPHDT,{heading:.1f},T"
+        lines.append(f"${body}*{checksum(body):02X}\r\n".encode())
+        if index == 0:
+            body = f"GPRMC,120000.00,A,4807.038,N,01131.000,E,5.5,{heading:.1f},230394,003.1,W"
+            lines.append(f"${body}*{checksum(body):02X}\r\n".encode())
+    return lines
+
+
+def checksum(body):
+    value = 0
+    for byte in body.encode():
+        value ^= byte
+    return value
+
+
+def live(headingd, rate, seconds, mix="gps-logs", baseline=None):
+    lines = compass_lines(rate) if mix == "compass" else nmea_lines()
+    # The compass mix sends a second's lines (RATE HDT and one RMC) at RATE + 1 lines a second.
+    pace = rate + 1 if mix == "compass" else rate
     start = threading.Event()
-    servers = [listen(), listen(), listen()]
-    threads = [threading.Thread(target=serve_paced, args=(server, lines, rate, seconds, start)) for server, _ in servers]
+    servers = [listen() for _ in range(4 if baseline else 3)]
+    threads = [threading.Thread(target=serve_paced, args=(server, lines, pace, seconds, start)) for server, _ in servers]
     for thread in threads:
         thread.start()
     devnull = subprocess.DEVNULL
@@ -106,10 +134,15 @@ def live(headingd, rate, seconds):
         "gpsd (behind headingd)": subprocess.Popen(
             ["/usr/sbin/gpsd", "-N", "-n", "-S", str(servers[2][1] + 1000), f"tcp://127.0.0.1:{servers[2][1]}"], **quiet),
     }
+    if baseline:
+        processes["baseline"] = subprocess.Popen(
+            [baseline, "--source", f"tcp://127.0.0.1:{servers[3][1]}", "--format", "json", "--stale-after", "3600"], **quiet)
     time.sleep(0.5)
     processes["headingd through gpsd"] = subprocess.Popen(
         [headingd, "--source", f"gpsd://127.0.0.1:{servers[2][1] + 1000}", "--format", "json", "--stale-after", "3600"], **quiet)
-    time.sleep(1.5)  # all connected and started up; the measurement counts from here
+    # All connected and started up, the start-up page release (2 s after the start) done: the
+    # measurement counts from here.
+    time.sleep(3)
     before = {name: (cpu_seconds(p.pid), wakeups(p.pid)) for name, p in processes.items()}
     start.set()
     for thread in threads:
@@ -150,6 +183,8 @@ def flat_out(headingd, path, headings):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--headingd", required=True)
+    parser.add_argument("--baseline", help="a starting build, run beside on its own feed")
+    parser.add_argument("--mix", choices=["compass", "gps-logs", "both"], default="both")
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--rate", type=float, default=10)
     parser.add_argument("--sentences", type=int, default=1_000_000)
@@ -157,15 +192,25 @@ def main():
     parser.add_argument("--file", required=True)
     parser.add_argument("--headings", type=int, required=True)
     arguments = parser.parse_args()
-    for rate in (arguments.rate, arguments.rate * 5):
-        results = live(arguments.headingd, rate, arguments.seconds)
-        (h_cpu, h_wake), (g_cpu, g_wake) = results["headingd"], results["gpsd"]
-        behind = results["gpsd (behind headingd)"][0] + results["headingd through gpsd"][0]
-        ratio = h_cpu / g_cpu if g_cpu > 0 else float("nan")
-        print(f"live {rate:g} lines/s for {arguments.seconds:g} s: headingd direct {h_cpu * 1000:.0f} ms CPU, {h_wake} wake-ups; "
-              f"gpsd alone {g_cpu * 1000:.0f} ms CPU, {g_wake} wake-ups; headingd/gpsd CPU {ratio:.2f}; "
-              f"gpsd + headingd through it {behind * 1000:.0f} ms ({results['gpsd (behind headingd)'][0] * 1000:.0f} + "
-              f"{results['headingd through gpsd'][0] * 1000:.0f}); direct/that {h_cpu / behind if behind > 0 else float('nan'):.2f}")
+    mixes = ["compass", "gps-logs"] if arguments.mix == "both" else [arguments.mix]
+    for mix in mixes:
+        for rate in (arguments.rate, arguments.rate * 5):
+            # Medians over the rounds of each process's CPU and wake-ups (one round's tens of ms move by half).
+            rounds = [live(arguments.headingd, rate, arguments.seconds, mix, arguments.baseline) for _ in range(arguments.rounds)]
+            results = {name: (statistics.median(r[name][0] for r in rounds), int(statistics.median(r[name][1] for r in rounds)))
+                       for name in rounds[0]}
+            (h_cpu, h_wake), (g_cpu, g_wake) = results["headingd"], results["gpsd"]
+            behind = results["gpsd (behind headingd)"][0] + results["headingd through gpsd"][0]
+            ratio = h_cpu / g_cpu if g_cpu > 0 else float("nan")
+            what = f"HDT at {rate:g} Hz + RMC at 1 Hz" if mix == "compass" else f"gpsd-logs at {rate:g} lines/s"
+            print(f"live {mix}, {what}, {arguments.seconds:g} s, median of {arguments.rounds}: headingd direct {h_cpu * 1000:.0f} ms CPU, {h_wake} wake-ups; "
+                  f"gpsd alone {g_cpu * 1000:.0f} ms CPU, {g_wake} wake-ups; headingd/gpsd CPU {ratio:.2f}; "
+                  f"gpsd + headingd through it {behind * 1000:.0f} ms ({results['gpsd (behind headingd)'][0] * 1000:.0f} + "
+                  f"{results['headingd through gpsd'][0] * 1000:.0f}); direct/that {h_cpu / behind if behind > 0 else float('nan'):.2f}")
+            if "baseline" in results:
+                b_cpu = results["baseline"][0]
+                print(f"    baseline direct {b_cpu * 1000:.0f} ms CPU: baseline/gpsd {b_cpu / g_cpu if g_cpu > 0 else float('nan'):.2f}, "
+                      f"headingd/baseline {h_cpu / b_cpu if b_cpu > 0 else float('nan'):.2f}")
     tcp_runs, replay_runs = [], []
     for _ in range(arguments.rounds):
         tcp, replay = flat_out(arguments.headingd, arguments.file, arguments.headings)
