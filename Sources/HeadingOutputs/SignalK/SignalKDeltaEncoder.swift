@@ -203,7 +203,6 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
         path == .magneticVariation && heading.variationOrigin == .model ? magneticModelSource : sourceReference(for: heading.source)
     }
 
-    /// A path's value in `heading` as JSON, or `nil` when the heading does not say.
     /// Whether `heading` gives `path` a value: what ``values(for:rateOfTurn:)`` would write, without writing it.
     func hasValue(_ path: Path, in heading: Heading, rateOfTurn: Double?) -> Bool {
         switch path {
@@ -216,7 +215,7 @@ public struct SignalKDeltaEncoder: Sendable, Hashable {
         }
     }
 
-    /// `path`'s value in `heading` as JSON; `nil` when it gives none.
+    /// `path`'s value in `heading` as JSON, or `nil` when the heading does not say.
     func value(of path: Path, in heading: Heading, rateOfTurn: Double?) -> String? {
         func radians(_ degrees: Double?) -> String? {
             guard let degrees, degrees.isFinite else { return nil }
