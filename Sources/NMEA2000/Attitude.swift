@@ -21,4 +21,28 @@ public struct Attitude: Sendable, Hashable {
         pitch = reader.signedField(at: 3, count: 2, scale: tenThousandthRadian)
         roll = reader.signedField(at: 5, count: 2, scale: tenThousandthRadian)
     }
+
+    /// An attitude to send.
+    /// - Parameters:
+    ///   - sequence: Ties it to the other messages of the same measurement (0–252; 255 none).
+    ///   - yaw: Degrees.
+    ///   - pitch: Degrees, bow up positive.
+    ///   - roll: Degrees, starboard down positive.
+    public init(sequence: UInt8, yaw: NMEA2000Field<Double>, pitch: NMEA2000Field<Double>, roll: NMEA2000Field<Double>) {
+        self.sequence = sequence
+        self.yaw = yaw
+        self.pitch = pitch
+        self.roll = roll
+    }
+
+    /// The 8 bytes on the bus (priority 3, broadcast): angles in 1/10000 radian, the last byte reserved (ones).
+    public var payload: [UInt8] {
+        var writer = PayloadWriter(capacity: 8)
+        writer.byte(sequence)
+        writer.signedField(yaw, count: 2, scale: tenThousandthRadian)
+        writer.signedField(pitch, count: 2, scale: tenThousandthRadian)
+        writer.signedField(roll, count: 2, scale: tenThousandthRadian)
+        writer.byte(0xFF)
+        return writer.bytes
+    }
 }

@@ -18,6 +18,37 @@ public struct DeviceName: Sendable, Hashable, CustomStringConvertible {
         rawValue = raw
     }
 
+    /// Makes a NAME from its fields, each masked to its width (ISO 11783-5, as PGN 60928 lays it out).
+    /// - Parameters:
+    ///   - uniqueNumber: The unit's own number (21 bits): made once, kept, unique among the maker's units.
+    ///   - manufacturerCode: The maker's code (11 bits).
+    ///   - deviceInstance: The device instance (8 bits).
+    ///   - deviceFunction: What it does, read with the class (8 bits): 160 with class 40 is a heading sensor.
+    ///   - deviceClass: The device class (7 bits).
+    ///   - systemInstance: The system instance (4 bits).
+    ///   - industryGroup: The industry group (3 bits): 4 marine.
+    ///   - arbitraryAddressCapable: Whether it moves to another address when it loses a contest (every NMEA 2000 node).
+    public init(
+        uniqueNumber: UInt32, manufacturerCode: UInt16, deviceInstance: UInt8 = 0, deviceFunction: UInt8, deviceClass: UInt8,
+        systemInstance: UInt8 = 0, industryGroup: UInt8 = 4, arbitraryAddressCapable: Bool = true
+    ) {
+        var raw = UInt64(uniqueNumber & 0x1F_FFFF)
+        raw |= UInt64(manufacturerCode & 0x7FF) << 21
+        raw |= UInt64(deviceInstance) << 32
+        raw |= UInt64(deviceFunction) << 40
+        raw |= UInt64(deviceClass & 0x7F) << 49
+        raw |= UInt64(systemInstance & 0x0F) << 56
+        raw |= UInt64(industryGroup & 0x07) << 60
+        if arbitraryAddressCapable { raw |= 1 << 63 }
+        self.init(rawValue: raw)
+    }
+
+    /// Whether the device moves to another address when it loses a contest for one.
+    public var isArbitraryAddressCapable: Bool { rawValue >> 63 == 1 }
+
+    /// The 8 bytes of its Address Claim (PGN 60928), least significant first.
+    public var payload: [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64($0))) } }
+
     /// The manufacturer's identity number (21 bits).
     public var uniqueNumber: UInt32 { UInt32(truncatingIfNeeded: rawValue) & 0x1F_FFFF }
     /// The manufacturer's code (11 bits): 135 Airmar, 137 Maretron, 229 Garmin, 1857 Simrad…

@@ -31,6 +31,18 @@ public struct MagneticVariation: Sendable, Hashable {
         }
 
         /// `manual`, `chart`, `table`, `calculation`, `WMM 2020` or `source 12`.
+        /// The 4-bit code on the bus: 0 manual … 4–9 WMM 2000–2025, 15 for an edition it has none for.
+        public var code: UInt8 {
+            switch self {
+            case .manual: 0
+            case .automaticChart: 1
+            case .automaticTable: 2
+            case .automaticCalculation: 3
+            case .worldMagneticModel(let edition): (2000...2025).contains(edition) && edition % 5 == 0 ? UInt8(4 + (edition - 2000) / 5) : 15
+            case .other(let code): code & 0x0F
+            }
+        }
+
         public var description: String {
             switch self {
             case .manual: "manual"
@@ -60,5 +72,36 @@ public struct MagneticVariation: Sendable, Hashable {
         source = Source(reader.bits(at: 1, low: 0, width: 4) ?? 15)
         ageOfService = reader.unsigned(at: 2, count: 2).map { .unsigned($0, bits: 16) { Int($0) } } ?? .notAvailable
         variation = reader.signedField(at: 4, count: 2, scale: tenThousandthRadian)
+    }
+
+    /// A variation to send.
+    /// - Parameters:
+    ///   - sequence: Ties it to the other messages of the same measurement (0–252; 255 none).
+    ///   - source: Where the variation comes from.
+    ///   - ageOfService: Days since 1970 of the date it is for.
+    ///   - variation: Degrees, east positive.
+    public init(sequence: UInt8, source: Source, ageOfService: NMEA2000Field<Int> = .notAvailable, variation: NMEA2000Field<Double>) {
+        self.sequence = sequence
+        self.source = source
+        self.ageOfService = ageOfService
+        self.variation = variation
+    }
+
+    /// The 8 bytes on the bus (priority 7, broadcast): the source's code with its reserved high
+    /// bits ones, the age in days, the variation in 1/10000 radian, two reserved bytes (ones).
+    public var payload: [UInt8] {
+        var writer = PayloadWriter(capacity: 8)
+        writer.byte(sequence)
+        writer.byte(0xF0 | source.code)
+        let age: NMEA2000Field<Double> = switch ageOfService {
+            case .value(let days): .value(Double(days))
+            case .notAvailable: .notAvailable
+            case .outOfRange: .outOfRange
+            case .reserved: .reserved
+        }
+        writer.unsignedField(age, count: 2, scale: 1)
+        writer.signedField(variation, count: 2, scale: tenThousandthRadian)
+        writer.unsigned(0xFFFF, count: 2)
+        return writer.bytes
     }
 }

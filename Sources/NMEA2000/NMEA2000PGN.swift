@@ -1,11 +1,21 @@
 // headingd — NMEA2000
 // SPDX-License-Identifier: Apache-2.0
 
-/// The parameter group numbers HeadingKit reads, and which of them come as fast packets.
+/// The parameter group numbers HeadingKit reads and a node sends, and which come as fast packets.
 /// Numbers and layouts from canboat's PGN database (Apache-2.0).
 public enum NMEA2000PGN {
+    /// ISO Acknowledgement: the NAK a node gives an addressed request it cannot answer, single frame.
+    public static let isoAcknowledgement: UInt32 = 59392
+    /// ISO Request: asks one node (or every node) to send a PGN, single frame of 3 bytes.
+    public static let isoRequest: UInt32 = 59904
     /// ISO Address Claim: a device's 64-bit NAME, single frame.
     public static let addressClaim: UInt32 = 60928
+    /// PGN List: the PGNs a node sends (function 0) or receives (1); a fast packet.
+    public static let pgnList: UInt32 = 126464
+    /// Heartbeat: a node's sign of life, every 60 s.
+    public static let heartbeat: UInt32 = 126993
+    /// Configuration Information: installation descriptions and the maker's text; a fast packet.
+    public static let configurationInformation: UInt32 = 126998
     /// System Time: date and time of day.
     public static let systemTime: UInt32 = 126992
     /// Product Information: model, versions, serial code; a fast packet of 134 bytes.

@@ -37,4 +37,34 @@ public struct VesselHeading: Sendable, Hashable {
         variation = reader.signedField(at: 5, count: 2, scale: tenThousandthRadian)
         reference = Reference(rawValue: reader.bits(at: 7, low: 0, width: 2) ?? 3) ?? .notAvailable
     }
+
+    /// A heading to send.
+    /// - Parameters:
+    ///   - sequence: Ties it to the other messages of the same measurement (0–252; 255 none).
+    ///   - heading: Degrees in `[0, 360)`.
+    ///   - deviation: The compass's deviation in degrees, east positive.
+    ///   - variation: The magnetic variation in degrees, east positive.
+    ///   - reference: What the heading is measured against.
+    public init(
+        sequence: UInt8, heading: NMEA2000Field<Double>, deviation: NMEA2000Field<Double> = .notAvailable,
+        variation: NMEA2000Field<Double> = .notAvailable, reference: Reference
+    ) {
+        self.sequence = sequence
+        self.heading = heading
+        self.deviation = deviation
+        self.variation = variation
+        self.reference = reference
+    }
+
+    /// The 8 bytes on the bus (priority 2, broadcast): angles rounded to 1/10000 radian, the
+    /// reserved bits of the last byte ones (as the NMEA2000 library writes them).
+    public var payload: [UInt8] {
+        var writer = PayloadWriter(capacity: 8)
+        writer.byte(sequence)
+        writer.angleField(heading)
+        writer.signedField(deviation, count: 2, scale: tenThousandthRadian)
+        writer.signedField(variation, count: 2, scale: tenThousandthRadian)
+        writer.byte(0xFC | reference.rawValue)
+        return writer.bytes
+    }
 }

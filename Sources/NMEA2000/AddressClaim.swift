@@ -1,0 +1,157 @@
+// headingd — NMEA2000
+// SPDX-License-Identifier: Apache-2.0
+
+/// One node's address on the bus, claimed as ISO 11783-5 says (the NMEA2000 library's and
+/// canboat's reading of it): claimed at the address it last held; 250 ms of nothing but claims
+/// after a claim; the lower NAME winning a contest for an address — the winner claims again, the
+/// loser moves to an address nobody has claimed, or claims 254 ("cannot claim") and goes quiet when
+/// none is left; a request for the claim (59904 for 60928) answered every time.
+///
+/// Pure: fed with what the bus says and the time, it says what to send; the caller sends it.
+/// Bounded whatever a rival does: which addresses others hold is 256 bits, nothing grows.
+public struct AddressClaim: Sendable {
+    /// Where the claim stands.
+    public enum State: Sendable, Hashable {
+        /// A claim for the address was sent at `since`: the node may send only claims until 250 ms
+        /// have passed without a lower NAME contesting it.
+        case claiming(since: Duration)
+        /// The address is the node's: it may send anything.
+        case claimed
+        /// Every address is held by a lower NAME: the node claimed 254 and sends nothing else.
+        case cannotClaim
+    }
+
+    /// What to send.
+    public enum Action: Sendable, Hashable {
+        /// An Address Claim (60928, to 255) from this address: 0–251, or 254 when none could be had.
+        case sendClaim(from: UInt8)
+    }
+
+    /// The highest address a node may claim.
+    public static let highestAddress: UInt8 = 251
+    /// The address of a node that cannot claim one.
+    public static let nullAddress: UInt8 = 254
+    /// How long a claim must go uncontested.
+    public static let claimTimeout: Duration = .milliseconds(250)
+
+    /// The node's NAME: the lower wins a contest.
+    public let name: DeviceName
+    /// The address claimed or being claimed (254 when none could be had).
+    public private(set) var address: UInt8
+    /// Where the claim stands.
+    public private(set) var state: State
+    /// How many times the node moved to another address after losing a contest.
+    public private(set) var moves = 0
+    /// Addresses claimed by others, as heard: 256 bits.
+    private var taken: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    /// A node about to claim `preferred` (the address it held last; 0–251, else it starts at 0… the
+    /// first free one).
+    /// - Parameters:
+    ///   - name: The node's NAME.
+    ///   - preferred: The address it held last.
+    public init(name: DeviceName, preferred: UInt8) {
+        self.name = name
+        address = preferred <= Self.highestAddress ? preferred : 0
+        state = .claiming(since: .zero)
+    }
+
+    /// Whether the node may send what is not a claim now: after 250 ms of an uncontested claim.
+    public var mayTransmit: Bool { state == .claimed }
+
+    /// Starts (or starts again, after the bus came back) the claim at the current address.
+    /// - Parameter now: The time (any origin, the same for every call).
+    /// - Returns: The claim to send.
+    public mutating func start(at now: Duration) -> [Action] {
+        state = .claiming(since: now)
+        return [.sendClaim(from: address)]
+    }
+
+    /// Lets time pass: a claim uncontested for 250 ms is won.
+    /// - Parameter now: The time.
+    /// - Returns: Whether the claim was won just now.
+    public mutating func tick(at now: Duration) -> Bool {
+        guard case .claiming(let since) = state, now - since >= Self.claimTimeout else { return false }
+        state = .claimed
+        return true
+    }
+
+    /// The time at which a claim under way is won if nobody contests it; `nil` when none is under way.
+    public var deadline: Duration? {
+        if case .claiming(let since) = state { return since + Self.claimTimeout }
+        return nil
+    }
+
+    /// Takes a claim heard on the bus.
+    /// - Parameters:
+    ///   - source: The address it claims (or 254: a node that cannot claim).
+    ///   - rival: Its NAME.
+    ///   - now: The time.
+    /// - Returns: What to send: a claim again when this node wins a contest, a claim from another
+    ///   address (or 254) when it loses one; nothing for a claim of another address.
+    public mutating func heardClaim(from source: UInt8, name rival: DeviceName, at now: Duration) -> [Action] {
+        // The node's own claim, read back (SocketCAN shows a node's frames to its other sockets,
+        // a gateway echoes them), or a copy of its NAME elsewhere: never a contest.
+        guard rival != name, source <= Self.highestAddress else { return [] }
+        guard source == address, state != .cannotClaim else {
+            markTaken(source)
+            return []
+        }
+        if name.rawValue < rival.rawValue {
+            // Won: the rival moves; the claim is said again so that every node hears who holds it.
+            return [.sendClaim(from: address)]
+        }
+        markTaken(source)
+        guard let free = nextFreeAddress(after: address) else {
+            address = Self.nullAddress
+            state = .cannotClaim
+            return [.sendClaim(from: Self.nullAddress)]
+        }
+        address = free
+        moves += 1
+        state = .claiming(since: now)
+        return [.sendClaim(from: free)]
+    }
+
+    /// Takes an ISO Request (59904) heard on the bus.
+    /// - Parameters:
+    ///   - pgn: The PGN requested.
+    ///   - destination: 255 (every node) or one address.
+    /// - Returns: The claim to send when the request is for 60928 and for this node (answered
+    ///   every time, from 254 when no address could be had); nothing otherwise.
+    public func heardRequest(for pgn: UInt32, to destination: UInt8) -> [Action] {
+        guard pgn == NMEA2000PGN.addressClaim, destination == 255 || destination == address else { return [] }
+        return [.sendClaim(from: address)]
+    }
+
+    /// Whether another node was heard claiming `address`.
+    public func isTaken(_ address: UInt8) -> Bool {
+        let word = switch address / 64 {
+            case 0: taken.0
+            case 1: taken.1
+            case 2: taken.2
+            default: taken.3
+        }
+        return word >> UInt64(address % 64) & 1 == 1
+    }
+
+    private mutating func markTaken(_ address: UInt8) {
+        let bit = UInt64(1) << UInt64(address % 64)
+        switch address / 64 {
+        case 0: taken.0 |= bit
+        case 1: taken.1 |= bit
+        case 2: taken.2 |= bit
+        default: taken.3 |= bit
+        }
+    }
+
+    /// The first address after `start` (wrapping round 0–251) nobody was heard claiming.
+    private func nextFreeAddress(after start: UInt8) -> UInt8? {
+        let count = Int(Self.highestAddress) + 1
+        for step in 1...count {
+            let candidate = UInt8((Int(start) + step) % count)
+            if !isTaken(candidate) { return candidate }
+        }
+        return nil
+    }
+}
