@@ -12,6 +12,8 @@ import NMEA2000
 ///   the heading reader (the way SocketCAN's frames come);
 /// - as lines, each in each CAN text form (candump, YD RAW, canboat's CSV) and through the line
 ///   decoder that replays and YD RAW feeds use.
+/// - as 9-byte records: numbers for every field a node sends, and claims and requests for its
+///   address claim (issue 39).
 /// What must hold whatever the bytes: no trap, messages within their bounds, headings on the circle.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzNMEA2000(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -70,6 +72,40 @@ public func fuzzNMEA2000(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                 precondition(value.isFinite && value >= 0 && value < 360, "heading \(value) off the circle")
             }
         }
+    }
+    // What a node sends, from hostile numbers, and its address claim among hostile peers: each
+    // 9 bytes a double (encoded into every field) and a byte (a sequence number, and a claim's
+    // source or a request's PGN). The payloads are 8 bytes whatever the number, a heading read
+    // back is on the circle or a special value, and the claim's address is always 0-251 or 254.
+    var claim = AddressClaim(name: DeviceName(uniqueNumber: 0x1234, manufacturerCode: 2046, deviceFunction: 160, deviceClass: 40), preferred: data[0])
+    _ = claim.start(at: .zero)
+    var time = Duration.zero
+    var index = 0
+    while index + 9 <= bytes.count {
+        var raw: UInt64 = 0
+        for byte in 0..<8 { raw |= UInt64(bytes[index + byte]) << (8 * UInt64(byte)) }
+        let field = NMEA2000Field<Double>.value(Double(bitPattern: raw))
+        let last = bytes[index + 8]
+        let heading = VesselHeading(sequence: last, heading: field, deviation: field, variation: field, reference: .true).payload
+        for payload in [
+            heading, RateOfTurn(sequence: last, rate: field).payload, Attitude(sequence: last, yaw: field, pitch: field, roll: field).payload,
+            MagneticVariation(sequence: last, source: .worldMagneticModel(edition: Int(truncatingIfNeeded: raw)), ageOfService: .value(Int(truncatingIfNeeded: raw)), variation: field).payload,
+        ] {
+            precondition(payload.count == 8, "a payload of \(payload.count) bytes")
+        }
+        if let read = heading.withUnsafeBufferPointer({ VesselHeading(NMEA2000Message(priority: 2, pgn: NMEA2000PGN.vesselHeading, source: 1, payload: $0)) }),
+            let degrees = read.heading.value {
+            precondition(degrees >= 0 && degrees < 360, "a heading sent as \(degrees)")
+        }
+        time += .milliseconds(Int(bytes[index] % 8))
+        let actions = last & 0x80 == 0
+            ? claim.heardClaim(from: last, name: DeviceName(rawValue: raw), at: time)
+            : claim.heardRequest(for: UInt32(truncatingIfNeeded: raw) & 0x3FFFF, to: bytes[index + 1])
+        _ = claim.tick(at: time)
+        precondition(claim.address <= AddressClaim.highestAddress || claim.address == AddressClaim.nullAddress, "address \(claim.address)")
+        precondition(!claim.mayTransmit || claim.state == .claimed, "transmitting while \(claim.state)")
+        for case .sendClaim(let from) in actions { precondition(from == claim.address, "a claim from \(from) while at \(claim.address)") }
+        index += 9
     }
     return 0
 }
