@@ -173,4 +173,16 @@ public struct ActisenseFrameSplitter: Sendable {
         data.append(UInt8(truncatingIfNeeded: payload.count))
         return encode(command: messageReceived, data: data + payload.prefix(255 - 11))
     }
+
+    /// A message for the NGT-1 to send on the bus (command 0x94): priority, PGN, destination, length
+    /// and the whole message — the NGT-1 splits fast packets itself and sends under its own
+    /// address and NAME (there is no source in the command), and only the PGNs enabled in its
+    /// transmit list.
+    public static func encodeSend(priority: UInt8, pgn: UInt32, destination: UInt8 = 255, payload: [UInt8]) -> [UInt8] {
+        var data: [UInt8] = [priority & 7, UInt8(truncatingIfNeeded: pgn), UInt8(truncatingIfNeeded: pgn >> 8), UInt8(truncatingIfNeeded: pgn >> 16)]
+        data += [destination]
+        let body = payload.prefix(255 - 6)
+        data.append(UInt8(body.count))
+        return encode(command: messageSend, data: data + body)
+    }
 }

@@ -59,4 +59,17 @@ public struct CANFrame: Sendable, Hashable, CustomStringConvertible {
         }
         return text
     }
+
+    /// The frame as a Yacht Devices gateway in RAW mode takes it: the identifier in 8 hexadecimal
+    /// digits and each byte in 2, spaces between, CR LF at the end (`09F11223 FF 12 34\r\n`); the
+    /// gateway sends it as it is (the sender's address is the identifier's) and echoes it with `T`.
+    public var yachtDevicesRawLine: String {
+        func hex(_ value: UInt64, digits: Int) -> String {
+            let text = String(value, radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, digits - text.count)) + text
+        }
+        var line = hex(UInt64(identifier.rawValue), digits: 8)
+        for index in 0..<count { line += " " + hex(UInt64(self[index]), digits: 2) }
+        return line + "\r\n"
+    }
 }

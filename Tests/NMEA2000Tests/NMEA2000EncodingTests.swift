@@ -149,4 +149,19 @@ struct NMEA2000EncodingTests {
         #expect(NMEA2000PGN.isFastPacket(NMEA2000PGN.pgnList) && NMEA2000PGN.isFastPacket(NMEA2000PGN.configurationInformation))
         #expect(!NMEA2000PGN.isFastPacket(NMEA2000PGN.isoRequest) && !NMEA2000PGN.isFastPacket(NMEA2000PGN.heartbeat))
     }
+
+    @Test("Gateways: a YD RAW line as the manual writes it and the line decoder reads back; an NGT-1's send command")
+    func gatewayForms() throws {
+        let frame = try #require(CANFrame(identifier: CANIdentifier(priority: 2, pgn: NMEA2000PGN.vesselHeading, source: 35), bytes: [0xFF, 0x12, 0x34]))
+        #expect(frame.yachtDevicesRawLine == "09F11223 FF 12 34\r\n")
+        // The gateway's echo of it, as a YD RAW source reads it.
+        var decoder = CANTextLineDecoder()
+        let echo = Array("00:29:58.627 T 09F11223 FF 12 34".utf8)
+        let decoded = try echo.withUnsafeBufferPointer { try decoder.decode($0, format: .yachtDevicesRaw) }
+        guard case .frame(let back) = decoded.content else { Issue.record("\(decoded.content)"); return }
+        #expect(back == frame)
+        // 0x94: priority, PGN, destination, length, data; the DLE in the data doubled, the body summing to 0.
+        let send = ActisenseFrameSplitter.encodeSend(priority: 2, pgn: 127_250, payload: [0x10, 0x01])
+        #expect(send == [0x10, 0x02, 0x94, 0x08, 0x02, 0x12, 0xF1, 0x01, 0xFF, 0x02, 0x10, 0x10, 0x01, 0x4C, 0x10, 0x03])
+    }
 }
