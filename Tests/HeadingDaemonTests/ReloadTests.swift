@@ -211,11 +211,13 @@ struct ReloadSoakTests {
         // Warm-up: the first 1,000 (allocator arenas, caches). The leak this guards against grew
         // 230 bytes a reload, steadily: about 112 KiB every 500 reloads. Now the heap grows by a
         // step now and then (the allocator's: +400 KiB between two samples in one run) and is
-        // otherwise flat. So: the median growth of the eight 500-reload steps from the 1,000th
-        // under 40 KiB (80 bytes a reload), and all of it under 1 MiB.
+        // otherwise flat alone (35 bytes a reload over 8,000); beside the rest of the suite it
+        // crept more (a median 500-reload step of 54 KiB in one run, 108 bytes a reload). So: the
+        // median growth of the eight 500-reload steps from the 1,000th under 80 KiB (160 bytes a
+        // reload: the old leak fails it by 40 %), and all of it under 1 MiB.
         let rss = samples.map { $0["VmRSS"] as? Int ?? 0 }
         let steps = (3...10).map { rss[$0] - rss[$0 - 1] }.sorted()
-        #expect((steps[3] + steps[4]) / 2 < 40, "median step \(steps) KiB: \(samples)")
+        #expect((steps[3] + steps[4]) / 2 < 80, "median step \(steps) KiB: \(samples)")
         #expect(rss[10] - rss[2] < 1024, "\(samples)")
         #expect((samples[10]["fds"] as? Int ?? 99) <= (samples[2]["fds"] as? Int ?? 0) + 2, "\(samples)")
     }
