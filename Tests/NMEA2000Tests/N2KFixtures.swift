@@ -35,12 +35,27 @@ enum N2KFixtures {
         }
     }
 
-    /// Every Vessel Heading in a recording, decoded by this module, in the analyzer's terms.
-    static func decodedHeadings(_ name: String) throws -> [Expected] {
+    /// Every message in a recording, in order, fast packets joined: each to `take`, its payload valid during the call.
+    static func forEachMessage(in name: String, _ take: (NMEA2000Message) -> Void) throws {
         var decoder = CANTextLineDecoder()
         var assembler = FastPacketAssembler()
+        for line in try lines(name) {
+            var bytes = Array(line.utf8)
+            while bytes.first == 0x20 { bytes.removeFirst() }
+            guard let format = CANTextFormat.of(bytes) else { continue }
+            let decoded = try bytes.withUnsafeBufferPointer { try decoder.decode($0, format: format) }
+            switch decoded.content {
+            case .frame(let frame): assembler.accept(frame, take)
+            case .message(let priority, let pgn, let source, let destination, _):
+                decoder.withPayload { take(NMEA2000Message(priority: priority, pgn: pgn, source: source, destination: destination, payload: $0)) }
+            }
+        }
+    }
+
+    /// Every Vessel Heading in a recording, decoded by this module, in the analyzer's terms.
+    static func decodedHeadings(_ name: String) throws -> [Expected] {
         var found: [Expected] = []
-        func take(_ message: NMEA2000Message) {
+        try forEachMessage(in: name) { message in
             guard let heading = VesselHeading(message) else { return }
             let reference = switch heading.reference {
             case .true: "True"
@@ -54,17 +69,6 @@ enum N2KFixtures {
                     variation: heading.variation.value, reference: reference
                 )
             )
-        }
-        for line in try lines(name) {
-            var bytes = Array(line.utf8)
-            while bytes.first == 0x20 { bytes.removeFirst() }
-            guard let format = CANTextFormat.of(bytes) else { continue }
-            let decoded = try bytes.withUnsafeBufferPointer { try decoder.decode($0, format: format) }
-            switch decoded.content {
-            case .frame(let frame): assembler.accept(frame, take)
-            case .message(let priority, let pgn, let source, let destination, _):
-                decoder.withPayload { take(NMEA2000Message(priority: priority, pgn: pgn, source: source, destination: destination, payload: $0)) }
-            }
         }
         return found
     }

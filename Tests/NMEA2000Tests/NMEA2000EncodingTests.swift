@@ -10,22 +10,9 @@ import Testing
 struct NMEA2000EncodingTests {
     /// Every Vessel Heading in a recording, as its payload.
     static func headingPayloads(_ name: String) throws -> [[UInt8]] {
-        var decoder = CANTextLineDecoder()
-        var assembler = FastPacketAssembler()
         var found: [[UInt8]] = []
-        func take(_ message: NMEA2000Message) {
+        try N2KFixtures.forEachMessage(in: name) { message in
             if message.pgn == NMEA2000PGN.vesselHeading, message.payload.count == 8 { found.append(Array(message.payload)) }
-        }
-        for line in try N2KFixtures.lines(name) {
-            var bytes = Array(line.utf8)
-            while bytes.first == 0x20 { bytes.removeFirst() }
-            guard let format = CANTextFormat.of(bytes) else { continue }
-            let decoded = try bytes.withUnsafeBufferPointer { try decoder.decode($0, format: format) }
-            switch decoded.content {
-            case .frame(let frame): assembler.accept(frame, take)
-            case .message(let priority, let pgn, let source, let destination, _):
-                decoder.withPayload { take(NMEA2000Message(priority: priority, pgn: pgn, source: source, destination: destination, payload: $0)) }
-            }
         }
         return found
     }
