@@ -32,12 +32,7 @@ enum SignalKIdentity {
             let text = String(decoding: (try? handle.read(upToCount: 256)) ?? Data(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             try? handle.close()
             if SignalKDeltaEncoder.isVesselURN(text) { return (text, nil, nil) }
-            do {
-                let aside = try DamagedFile.setAside(path.path)
-                damage = "Signal K: \(path.path) holds no vessel URN (damaged?): moved aside to \(aside); a new identity is made"
-            } catch {
-                damage = "Signal K: \(path.path) holds no vessel URN (damaged?), and \(error)"
-            }
+            damage = DamagedFile.setAside(path.path, found: "Signal K: \(path.path) holds no vessel URN (damaged?)", then: "a new identity is made")
         }
         let urn = generated()
         do {

@@ -57,11 +57,7 @@ struct NMEA2000NodeStore {
                 damage = nil
                 return
             }
-            do {
-                damaged = "NMEA 2000: \(file) holds no node state (damaged?): moved aside to \(try DamagedFile.setAside(file)); a new NAME is made"
-            } catch {
-                damaged = "NMEA 2000: \(file) holds no node state (damaged?), and \(error)"
-            }
+            damaged = DamagedFile.setAside(file, found: "NMEA 2000: \(file) holds no node state (damaged?)", then: "a new NAME is made")
         }
         let made = State(uniqueNumber: uniqueNumber(), address: defaultAddress)
         state = made

@@ -49,6 +49,21 @@ enum DamagedFile {
         return aside
     }
 
+    /// Moves a damaged state file aside and says so, for the log: `FOUND: moved aside to ASIDE; THEN`,
+    /// or `FOUND, and WHY` when it cannot be moved.
+    /// - Parameters:
+    ///   - path: The damaged file.
+    ///   - found: What is wrong with it (`Signal K: PATH holds no vessel URN (damaged?)`).
+    ///   - then: What happens instead, once it is aside (`a new identity is made`).
+    /// - Returns: The sentence.
+    static func setAside(_ path: String, found: String, then: String) -> String {
+        do {
+            return "\(found): moved aside to \(try setAside(path)); \(then)"
+        } catch {
+            return "\(found), and \(error)"
+        }
+    }
+
     /// Why a file could not be moved aside.
     struct Failure: Error, CustomStringConvertible {
         let reason: String
