@@ -102,19 +102,22 @@ def compass_lines(rate):
     lines = []
     for index in range(max(1, int(rate))):
         heading = (index * 0.7) % 360
-        body = f"GPHDT,{heading:.1f},T"
-        lines.append(f"${body}*{checksum(body):02X}\r\n".encode())
+        lines.append(sentence(f"GPHDT,{heading:.1f},T"))
         if index == 0:
-            body = f"GPRMC,120000.00,A,4807.038,N,01131.000,E,5.5,{heading:.1f},230394,003.1,W"
-            lines.append(f"${body}*{checksum(body):02X}\r\n".encode())
+            lines.append(sentence(f"GPRMC,120000.00,A,4807.038,N,01131.000,E,5.5,{heading:.1f},230394,003.1,W"))
     return lines
 
 
-def checksum(body):
+def nmea_checksum(body):
     value = 0
     for byte in body.encode():
         value ^= byte
-    return value
+    return f"{value:02X}"
+
+
+def sentence(body):
+    """`$BODY*hh` with its checksum and CR LF, as bytes (live.py's sentences too)."""
+    return f"${body}*{nmea_checksum(body)}\r\n".encode()
 
 
 def live(headingd, rate, seconds, mix="gps-logs", baseline=None):

@@ -29,18 +29,7 @@ import tempfile
 import threading
 import time
 
-from feed import cpu_seconds  # scripts/bench/feed.py, beside this file
-
-
-def nmea_checksum(body):
-    value = 0
-    for byte in body.encode():
-        value ^= byte
-    return f"{value:02X}"
-
-
-def sentence(body):
-    return f"${body}*{nmea_checksum(body)}\r\n".encode()
+from feed import cpu_seconds, sentence  # scripts/bench/feed.py, beside this file
 
 
 def compass_lines(rate, seconds):
