@@ -25,6 +25,7 @@ struct Headingd: AsyncParsableCommand {
     @OptionGroup(title: "Simulation") var simulationOptions: SimulationOptions
     @OptionGroup(title: "Output") var outputOptions: OutputOptions
     @OptionGroup(title: "MQTT") var mqttOptions: MQTTOptions
+    @OptionGroup(title: "NMEA 2000 output") var nmea2000Options: NMEA2000Options
     @OptionGroup(title: "Configuration") var configurationOptions: ConfigurationOptions
 
     /// Starts headingd, or the configuration-checking child that ``IsolatedTOMLCheck`` starts
@@ -69,7 +70,7 @@ struct Headingd: AsyncParsableCommand {
             mainFile: configurationOptions.mainFile,
             mainFileIsRequired: configurationOptions.mainFileIsRequired,
             environment: ProcessInfo.processInfo.environment,
-            flags: [sourceOptions.settings, processingOptions.settings, replayOptions.settings, simulationOptions.settings, outputOptions.settings, mqttOptions.settings]
+            flags: [sourceOptions.settings, processingOptions.settings, replayOptions.settings, simulationOptions.settings, outputOptions.settings, mqttOptions.settings, nmea2000Options.settings]
                 .reduce(into: [:]) { all, group in all.merge(group) { first, _ in first } },
             parserExecutable: "/proc/self/exe"
         )

@@ -129,7 +129,7 @@ struct StatusCommand: AsyncParsableCommand {
         for fault in report.faults { lines.append("    \(fault.source): \(fault.code): \(fault.reason) (for \(duration(report.time - fault.since)))") }
         lines.append("Outputs       :" + (report.outputs.isEmpty ? " none" : ""))
         for output in report.outputs {
-            lines.append("    \(output.name): \(output.clients) clients, \(output.messages) sent, \(output.messagesDropped) dropped")
+            lines.append("    \(output.name): \(output.clients) clients, \(output.messages) sent, \(output.messagesDropped) dropped" + (output.state.map { "; \($0)" } ?? ""))
         }
         return lines.joined(separator: "\n")
     }

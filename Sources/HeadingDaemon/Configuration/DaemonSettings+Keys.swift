@@ -178,7 +178,7 @@ extension DaemonSettings {
             guard case .int(let size) = content, (1024...16_777_216).contains(size) else { return "must be from 1024 to 16777216 bytes" }
             return nil
         },
-    ]
+    ] + NMEA2000OutputSettings.keys
 
     /// A list of NMEA 0183 sentence types the encoder writes.
     private static func sentenceList(_ content: ConfigContent) -> String? {

@@ -75,6 +75,9 @@ extension DaemonSettings {
             [outputs.mqtt]
             \(mqtt.tomlLines)
 
+            [outputs.nmea2000]
+            \(nmea2000.tomlLines)
+
             [history]
             enabled = \(historyEnabled)
             days = \(historyDays)

@@ -71,6 +71,8 @@ struct DaemonSettings: Sendable, Equatable {
     var historyFile: String?
     /// The MQTT output (`[outputs.mqtt]`): off while it names no broker.
     var mqtt = MQTTSettings()
+    /// The NMEA 2000 output (`[outputs.nmea2000]`): off while it names no interface.
+    var nmea2000 = NMEA2000OutputSettings()
     /// Whether the status page (`/`), `/status.json` and its event stream are served, on the
     /// same listener as the metrics.
     var statusEnabled = false
@@ -133,6 +135,7 @@ struct DaemonSettings: Sendable, Equatable {
         metricsEnabled = reader.bool(forKey: "metrics.enabled") ?? defaults.metricsEnabled
         statusEnabled = reader.bool(forKey: "status.enabled") ?? defaults.statusEnabled
         mqtt = MQTTSettings(reader: reader, defaults: defaults.mqtt)
+        nmea2000 = NMEA2000OutputSettings(reader: reader, defaults: defaults.nmea2000)
         historyEnabled = reader.bool(forKey: "history.enabled") ?? defaults.historyEnabled
         historyDays = reader.double(forKey: "history.days") ?? defaults.historyDays
         historyFile = reader.string(forKey: "history.file").map { $0.isEmpty ? nil : $0 } ?? defaults.historyFile

@@ -24,6 +24,9 @@ final class OutputMetrics: Sendable {
     let messagesSent: Count
     /// Messages dropped for a slow client.
     let messagesDropped: Count
+    /// What the output says of itself, for the status report (the NMEA 2000 node's address and
+    /// claim); `nil` for nothing more than its counts.
+    let state = Mutex<String?>(nil)
 
     /// Makes (or finds: the registry keeps one per name and labels) the metrics of `output`.
     /// ``HeadingMetrics/output(_:)`` keeps one per name, so that the values the status report
@@ -45,7 +48,7 @@ final class OutputMetrics: Sendable {
     var status: StatusReport.Output {
         StatusReport.Output(
             name: output, clients: Int(clients.value), clientsDropped: clientsDropped.value, messages: messagesSent.value,
-            messagesDropped: messagesDropped.value
+            messagesDropped: messagesDropped.value, state: state.withLock { $0 }
         )
     }
 

@@ -31,6 +31,8 @@ final class OutputSet: Sendable {
         case mqtt(MQTTSettings, broker: MQTTSettings.Broker, selfURN: String?, staleAfter: Double)
         /// headingd's own HTTP listener, for the metrics and the status service (the Signal K output is off).
         case http(ListenAddress, limits: HTTPLimits, servesMetrics: Bool, servesStatus: Bool)
+        /// A node on the NMEA 2000 bus.
+        case nmea2000(NMEA2000OutputSettings, interface: NMEA2000OutputSettings.Interface)
 
         /// The output's name, for logs.
         var name: String {
@@ -42,13 +44,14 @@ final class OutputSet: Sendable {
             case .history(let store): "history in \(store.file ?? "memory")"
             case .http(let address, _, _, _): "HTTP listener on \(address)"
             case .mqtt(_, let broker, _, _): "MQTT output to \(broker)"
+            case .nmea2000(_, let interface): "NMEA 2000 output on \(interface)"
             }
         }
     }
 
     /// Which output: one of each at most.
     private enum Kind: Hashable, Sendable {
-        case nmeaTCP, nmeaUDP, nmeaSerial, history, signalK, mqtt, http
+        case nmeaTCP, nmeaUDP, nmeaSerial, history, signalK, mqtt, nmea2000, http
 
         /// The `output` label of its metrics, and its name in the status report.
         var label: String? {
@@ -58,6 +61,7 @@ final class OutputSet: Sendable {
             case .nmeaSerial: "nmea0183_serial"
             case .signalK: "signalk"
             case .mqtt: "mqtt"
+            case .nmea2000: "nmea2000"
             case .http, .history: nil
             }
         }
@@ -93,7 +97,7 @@ final class OutputSet: Sendable {
     /// The outputs that run, with their counts, for the status report.
     var statuses: [StatusReport.Output] {
         let kinds = running.withLock { Set($0.keys) }
-        return [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK, .mqtt].filter(kinds.contains).compactMap { $0.label.map { metrics.output($0).status } }
+        return [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .signalK, .mqtt, .nmea2000].filter(kinds.contains).compactMap { $0.label.map { metrics.output($0).status } }
     }
 
     /// How many outputs run.
@@ -132,7 +136,8 @@ final class OutputSet: Sendable {
         if let broker = settings.mqtt.broker {
             wanted[.mqtt] = .mqtt(settings.mqtt, broker: broker, selfURN: settings.signalKSelf, staleAfter: settings.staleAfter)
         }
-        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .history, .signalK, .mqtt, .http] {
+        if let interface = settings.nmea2000.interface { wanted[.nmea2000] = .nmea2000(settings.nmea2000, interface: interface) }
+        for kind in [Kind.nmeaTCP, .nmeaUDP, .nmeaSerial, .history, .signalK, .mqtt, .nmea2000, .http] {
             let current = running.withLock { $0[kind] }
             guard current?.settings != wanted[kind] else {
                 if let current, isReload { logger.notice("\(current.settings.name): kept, with its clients") }
@@ -144,8 +149,9 @@ final class OutputSet: Sendable {
             }
             // The same TCP address cannot be listened on twice, and one vessel is one MQTT client
             // (a new connection would take the old one's session, and the old one's clean stop
-            // would then say offline after the new one said online): the old one goes first then.
-            let sameAddress = kind == .mqtt
+            // would then say offline after the new one said online), and one node is one NAME on
+            // the bus (two would contest their own address): the old one goes first then.
+            let sameAddress = kind == .mqtt || kind == .nmea2000
                 || (Self.address(of: settings) != nil && Self.address(of: settings) == current.flatMap { Self.address(of: $0.settings) })
             if let current, sameAddress { await stop(kind, current) }
             do {
@@ -174,7 +180,7 @@ final class OutputSet: Sendable {
     private static func address(of settings: Settings) -> ListenAddress? {
         switch settings {
         case .nmeaTCP(let address, _, _), .signalK(let address, _, _, _, _, _, _, _), .http(let address, _, _, _): address
-        case .nmeaUDP, .nmeaSerial, .mqtt, .history: nil
+        case .nmeaUDP, .nmeaSerial, .mqtt, .history, .nmea2000: nil
         }
     }
 
@@ -221,6 +227,8 @@ final class OutputSet: Sendable {
             )
             try output.open()
             return output
+        case .nmea2000(let settings, let interface):
+            return NMEA2000Output.opening(settings, interface: interface, center: fanOut, metrics: metrics, logger: logger)
         case .http(let address, let limits, let servesMetrics, let servesStatus):
             let output = HTTPOutput(
                 configuration: .init(address: address, limits: limits), metrics: servesMetrics ? metrics : nil, status: servesStatus ? status : nil,

@@ -205,7 +205,7 @@ enum StatusPage {
             outputs.replaceChildren();
             for (const o of r.outputs) {
               const row = document.createElement("tr");
-              cell(row, o.name); cell(row, String(o.clients)); cell(row, String(o.messages)); cell(row, String(o.messagesDropped));
+              cell(row, o.state ? o.name + " (" + o.state + ")" : o.name); cell(row, String(o.clients)); cell(row, String(o.messages)); cell(row, String(o.messagesDropped));
               outputs.appendChild(row);
             }
             if (r.outputs.length === 0) { const row = document.createElement("tr"); cell(row, "none"); outputs.appendChild(row); }

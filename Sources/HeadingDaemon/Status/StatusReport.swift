@@ -130,7 +130,7 @@ struct StatusReport: Codable, Sendable, Equatable {
 
     /// A network output.
     struct Output: Codable, Sendable, Equatable {
-        /// `nmea0183_tcp`, `nmea0183_udp`, `nmea0183_serial` or `signalk`.
+        /// `nmea0183_tcp`, `nmea0183_udp`, `nmea0183_serial`, `signalk`, `mqtt` or `nmea2000`.
         var name: String
         /// Clients connected now.
         var clients: Int
@@ -140,6 +140,8 @@ struct StatusReport: Codable, Sendable, Equatable {
         var messages: Int64
         /// Messages dropped for slow clients since the start.
         var messagesDropped: Int64
+        /// What the output says of itself (the NMEA 2000 node: `address 35, claimed, NAME …`); absent for nothing more.
+        var state: String?
     }
 
     /// Whether a healthy source delivers (`headingd status` exits 0 then, 3 otherwise).

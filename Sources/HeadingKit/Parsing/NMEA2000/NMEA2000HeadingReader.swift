@@ -117,6 +117,8 @@ public struct NMEA2000HeadingReader: Sendable {
 
     /// Reads one whole message.
     public mutating func read(_ message: NMEA2000Message) -> Output {
+        // This process's own node (headingd's NMEA 2000 output), heard back: never a device.
+        guard !LocalNMEA2000Node.isOwn(message.source, knownName: devices[message.source]?.name?.rawValue) else { return .none }
         switch message.pgn {
         case NMEA2000PGN.vesselHeading:
             guard let heading = VesselHeading(message) else { return .none }

@@ -1,0 +1,130 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Configuration
+import Foundation
+import HeadingOutputs
+
+/// The `[outputs.nmea2000]` table: where headingd is a node on the NMEA 2000 bus (issue 39), and
+/// who it says it is there. Off while it names no interface.
+struct NMEA2000OutputSettings: Sendable, Equatable {
+    /// Where the node's frames go.
+    enum Interface: Sendable, Equatable, CustomStringConvertible {
+        /// A SocketCAN interface: `socketcan://can0`.
+        case socketCAN(String)
+        /// A Yacht Devices gateway in RAW mode over TCP: `tcp://HOST:PORT?format=ydraw`.
+        case yachtDevicesRaw(host: String, port: Int)
+
+        /// What the setting accepts.
+        static let forms = "socketcan://INTERFACE (can0, vcan0) or tcp://HOST:PORT?format=ydraw (a Yacht Devices gateway in RAW mode)"
+
+        /// Parses the setting; `nil` for anything else.
+        init?(_ text: String) {
+            if text.hasPrefix("socketcan://") {
+                let name = text.dropFirst("socketcan://".count)
+                guard (1...15).contains(name.utf8.count),
+                    name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") })
+                else { return nil }
+                self = .socketCAN(String(name))
+                return
+            }
+            guard let components = URLComponents(string: text), components.scheme == "tcp", let host = components.host, !host.isEmpty,
+                let port = components.port, (1...65535).contains(port), components.path.isEmpty,
+                components.queryItems == [URLQueryItem(name: "format", value: "ydraw")]
+            else { return nil }
+            self = .yachtDevicesRaw(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port)
+        }
+
+        var description: String {
+            switch self {
+            case .socketCAN(let name): "socketcan://\(name)"
+            case .yachtDevicesRaw(let host, let port): "tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)?format=ydraw"
+            }
+        }
+    }
+
+    /// The interface; `nil` for no NMEA 2000 output.
+    var interface: Interface?
+    /// The most headings a second (127250 at each).
+    var rate = 10.0
+    /// The NAME's manufacturer code (11 bits). headingd has none of its own: 2046 is the NMEA2000
+    /// library's "free" choice for a node without one.
+    var manufacturerCode = 2046
+    /// The NAME's device class: 40, steering and control surfaces.
+    var deviceClass = 40
+    /// The NAME's device function: 160, heading sensors (with class 40).
+    var deviceFunction = 160
+    /// The NAME's device instance (8 bits).
+    var deviceInstance = 0
+    /// The NAME's system instance (4 bits).
+    var systemInstance = 0
+    /// Seconds between heartbeats (126993): 60 on a boat.
+    var heartbeat = 60.0
+    /// The installation description (126998), at most 70 characters.
+    var installationDescription = ""
+
+    init() {}
+
+    /// The values `reader` has, else `defaults`'.
+    init(reader: ConfigReader, defaults: NMEA2000OutputSettings) {
+        func key(_ name: String) -> ConfigKey { ConfigKey(stringLiteral: "outputs.nmea2000.\(name)") }
+        interface = reader.string(forKey: key("interface")).map { $0.isEmpty ? nil : Interface($0) } ?? defaults.interface
+        rate = reader.double(forKey: key("rate")) ?? defaults.rate
+        manufacturerCode = reader.int(forKey: key("manufacturer_code")) ?? defaults.manufacturerCode
+        deviceClass = reader.int(forKey: key("device_class")) ?? defaults.deviceClass
+        deviceFunction = reader.int(forKey: key("device_function")) ?? defaults.deviceFunction
+        deviceInstance = reader.int(forKey: key("device_instance")) ?? defaults.deviceInstance
+        systemInstance = reader.int(forKey: key("system_instance")) ?? defaults.systemInstance
+        heartbeat = reader.double(forKey: key("heartbeat")) ?? defaults.heartbeat
+        installationDescription = reader.string(forKey: key("description")) ?? defaults.installationDescription
+    }
+
+    /// The keys of the table, with their checks.
+    static let keys: [SettingKey] = [
+        SettingKey(name: "outputs.nmea2000.interface", option: "--nmea2000", kind: .string) { content in
+            guard case .string(let text) = content, text.isEmpty || Interface(text) != nil else {
+                return "must be \(Interface.forms), or \"\" for none"
+            }
+            return nil
+        },
+        SettingKey(name: "outputs.nmea2000.rate", option: "--nmea2000-rate", kind: .double) { content in
+            guard case .double(let value) = content, value.isFinite, (0.1...50).contains(value) else { return "must be from 0.1 to 50 Hz" }
+            return nil
+        },
+        SettingKey(name: "outputs.nmea2000.manufacturer_code", option: "--nmea2000-manufacturer-code", kind: .integer) { integer($0, 0...2047) },
+        SettingKey(name: "outputs.nmea2000.device_class", option: "--nmea2000-device-class", kind: .integer) { integer($0, 0...127) },
+        SettingKey(name: "outputs.nmea2000.device_function", option: "--nmea2000-device-function", kind: .integer) { integer($0, 0...255) },
+        SettingKey(name: "outputs.nmea2000.device_instance", option: "--nmea2000-device-instance", kind: .integer) { integer($0, 0...255) },
+        SettingKey(name: "outputs.nmea2000.system_instance", option: "--nmea2000-system-instance", kind: .integer) { integer($0, 0...15) },
+        SettingKey(name: "outputs.nmea2000.heartbeat", option: "--nmea2000-heartbeat", kind: .double) { content in
+            guard case .double(let value) = content, value.isFinite, (1...60).contains(value) else { return "must be from 1 to 60 seconds" }
+            return nil
+        },
+        SettingKey(name: "outputs.nmea2000.description", option: "--nmea2000-description", kind: .string) { content in
+            guard case .string(let text) = content, text.unicodeScalars.count <= 70, text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F })
+            else { return "must be at most 70 printable ASCII characters" }
+            return nil
+        },
+    ]
+
+    private static func integer(_ content: ConfigContent, _ range: ClosedRange<Int>) -> String? {
+        guard case .int(let value) = content, range.contains(value) else { return "must be from \(range.lowerBound) to \(range.upperBound)" }
+        return nil
+    }
+
+    /// The table as TOML lines, for `--check-config`.
+    var tomlLines: String {
+        let quoted = JSONText.quoted
+        return """
+            interface = \(quoted(interface?.description ?? ""))
+            rate = \(rate)
+            manufacturer_code = \(manufacturerCode)
+            device_class = \(deviceClass)
+            device_function = \(deviceFunction)
+            device_instance = \(deviceInstance)
+            system_instance = \(systemInstance)
+            heartbeat = \(heartbeat)
+            description = \(quoted(installationDescription))
+            """
+    }
+}
