@@ -252,6 +252,7 @@ final class NMEA2000Output: Service, Sendable {
 
     private func lose(_ state: inout Loop, _ reason: String, at now: Duration) {
         state.link?.close()
+        LocalNMEA2000Node.clear()
         state.link = nil
         state.queue.removeAll()
         state.retryAt = nil
