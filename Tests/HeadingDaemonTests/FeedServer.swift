@@ -80,6 +80,19 @@ final class FeedServer: Sendable {
             return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
         }
 
+        /// What the peer sent within `milliseconds` (waiting for the first byte at most that long,
+        /// then taking what is there); empty when nothing came, `nil` once the peer has closed.
+        func receive(within milliseconds: Int32) async -> [UInt8]? {
+            let descriptor = descriptor
+            return await offCooperativePool {
+                var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&request, 1, milliseconds) == 1 else { return [] }
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                return count <= 0 ? (count == 0 ? nil : []) : Array(buffer[0..<count])
+            }
+        }
+
         /// Whether the peer has closed its side (reads end of file within `milliseconds`).
         func peerClosed(within milliseconds: Int32) async -> Bool {
             let descriptor = descriptor

@@ -1,0 +1,142 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKitTesting
+import NMEA2000
+@testable import HeadingDaemon
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// headingd as an NMEA 2000 node (issue 39) through the real binary and a Yacht Devices gateway in
+/// RAW mode played by the test over TCP: it reads headingd's lines, echoes each as the gateway
+/// does (`T`), and sends what a plotter and hostile nodes send. The kernel's own CAN, canboat's
+/// decoder and the timing of 127250 are in `scripts/vm/socketcan-test`.
+@Suite(.processSlot, .timeLimit(.minutes(5)))
+struct HeadingdNMEA2000NodeTests {
+    /// A frame headingd wrote, and when the gateway read it.
+    struct Heard {
+        let at: ContinuousClock.Instant
+        let frame: CANFrame
+    }
+
+    /// Reads headingd's lines for `duration` (or until `enough` holds), echoing each as a `T` line.
+    static func listen(
+        _ connection: FeedServer.Connection, for duration: Duration, until enough: ([Heard]) -> Bool = { _ in false }
+    ) async -> (heard: [Heard], closed: Bool) {
+        var heard: [Heard] = []
+        var pending: [UInt8] = []
+        let deadline = ContinuousClock.now + duration
+        while ContinuousClock.now < deadline, !enough(heard) {
+            guard let bytes = await connection.receive(within: 50) else { return (heard, true) }
+            pending += bytes
+            while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                pending.removeSubrange(...end)
+                let words = line.split(separator: " ")
+                guard let first = words.first, let id = UInt32(first, radix: 16),
+                    let frame = CANFrame(identifier: CANIdentifier(id), bytes: words.dropFirst().compactMap { UInt8($0, radix: 16) })
+                else { continue }
+                heard.append(Heard(at: .now, frame: frame))
+                connection.send("00:00:00.000 T \(line)\r\n")
+            }
+        }
+        return (heard, false)
+    }
+
+    static func daemon(port: UInt16, state: URL) -> DaemonProcess {
+        DaemonProcess(
+            arguments: ["--nmea2000", "tcp://127.0.0.1:\(port)?format=ydraw", "--nmea2000-heartbeat", "1", "--format", "json"],
+            environment: ["STATE_DIRECTORY": state.path]
+        )
+    }
+
+    @Test func aNodeThroughAGatewayClaimsAnswersSendsAndReconnects() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("n2k-node-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: state) }
+        let server = try FeedServer()
+        let daemon = Self.daemon(port: server.port, state: state)
+        try daemon.start()
+        let connection = try #require(await server.accept())
+
+        // The claim first, 250 ms of nothing else, then product information, headings, a heartbeat.
+        let start = await Self.listen(connection, for: .seconds(10)) { heard in
+            heard.contains { $0.frame.identifier.pgn == NMEA2000PGN.heartbeat } && heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.vesselHeading }.count >= 3
+        }
+        let claim = try #require(start.heard.first)
+        #expect(claim.frame.identifier.pgn == NMEA2000PGN.addressClaim && claim.frame.identifier.source == 35, "\(claim.frame)")
+        let name = DeviceName(rawValue: claim.frame.data)
+        #expect(name.deviceClass == 40 && name.deviceFunction == 160 && name.industryGroup == 4 && name.manufacturerCode == 2046)
+        #expect(name.isArbitraryAddressCapable)
+        let early = start.heard.dropFirst().filter { $0.at - claim.at < .milliseconds(250) }
+        #expect(early.isEmpty, "within 250 ms of the claim: \(early.map(\.frame))")
+        #expect(start.heard.contains { $0.frame.identifier.pgn == NMEA2000PGN.productInformation })
+        let headings = start.heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.vesselHeading }
+        #expect(headings.count >= 3 && headings.allSatisfy { $0.frame.identifier.priority == 2 && $0.frame.identifier.source == 35 })
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "address 35 claimed"), "stderr: \(daemon.errors)")
+        let kept = try JSONDecoder().decode(NMEA2000NodeStore.State.self, from: Data(contentsOf: state.appendingPathComponent("nmea2000-node.json")))
+        #expect(kept.uniqueNumber == name.uniqueNumber && kept.address == 35)
+
+        // What a plotter asks, addressed: the PGN lists to the requester, a NAK for what it does not send.
+        connection.send("00:00:01.000 R 18EA2310 00 EE 01\r\n00:00:01.000 R 18EA2310 01 F0 01\r\n")
+        let asked = await Self.listen(connection, for: .seconds(5)) { heard in
+            heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.pgnList }.count >= 2
+                && heard.contains { $0.frame.identifier.pgn == NMEA2000PGN.isoAcknowledgement }
+        }
+        let lists = asked.heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.pgnList }
+        #expect(!lists.isEmpty && lists.allSatisfy { $0.frame.identifier.destination == 16 }, "\(lists.map(\.frame))")
+        let nak = try #require(asked.heard.first { $0.frame.identifier.pgn == NMEA2000PGN.isoAcknowledgement })
+        #expect(nak.frame.identifier.destination == 16 && nak.frame[0] == 1 && nak.frame[5] == 0x01 && nak.frame[6] == 0xF0 && nak.frame[7] == 0x01)
+
+        // Hostile: 2,000 requests for 126996 at once, fast-packet series to it that never end, its
+        // own NAME claimed from another address. Answers stay bounded; headings keep going, from 35.
+        var flood = String(repeating: "00:00:02.000 R 18EAFF10 14 F0 01\r\n", count: 2000)
+        for index in 0..<500 { flood += "00:00:02.000 R 19ED2310 \(String(format: "%02X", (index % 8) << 5)) FF 01 02 03 04 05 06\r\n" }
+        flood += "00:00:02.000 R 18EEFF40 " + name.payload.map { String(format: "%02X", $0) }.joined(separator: " ") + "\r\n"
+        connection.send(flood)
+        let flooded = await Self.listen(connection, for: .seconds(2))
+        let answers = flooded.heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.productInformation && $0.frame[0] & 0x1F == 0 }
+        #expect(answers.count >= 1 && answers.count <= 20, "\(answers.count) answers to 2,000 requests")
+        #expect(flooded.heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.vesselHeading && $0.frame.identifier.source == 35 }.count >= 10)
+        #expect(!flooded.heard.contains { $0.frame.identifier.pgn == NMEA2000PGN.addressClaim && $0.frame.identifier.source != 35 })
+
+        // The gateway closes: headingd connects again and claims again.
+        _ = consume connection
+        let again = try #require(await server.accept(timeout: .seconds(15)), "stderr: \(daemon.errors)")
+        let reclaimed = await Self.listen(again, for: .seconds(5)) { !$0.isEmpty }
+        #expect(reclaimed.heard.first.map { $0.frame.identifier.pgn == NMEA2000PGN.addressClaim && $0.frame.identifier.source == 35 } == true)
+        #expect(daemon.errors.contains("closed the connection; opening it again, then claiming again"), "stderr: \(daemon.errors)")
+
+        // A rival claiming every address with a lower NAME: headingd ends quiet at 254 and says so.
+        var rivals = ""
+        for address in 0...251 { rivals += "00:00:03.000 R 18EEFF\(String(format: "%02X", address)) 01 00 00 00 00 00 00 00\r\n" }
+        again.send(rivals)
+        let quiet = await Self.listen(again, for: .seconds(3))
+        let null = try #require(quiet.heard.firstIndex { $0.frame.identifier.pgn == NMEA2000PGN.addressClaim && $0.frame.identifier.source == 254 })
+        #expect(!quiet.heard[null...].contains { $0.frame.identifier.pgn != NMEA2000PGN.addressClaim }, "after 254: \(quiet.heard[null...].prefix(3).map(\.frame))")
+        #expect(daemon.errors.contains("every address is held by a lower NAME: quiet at 254"), "stderr: \(daemon.errors)")
+        #expect(daemon.errors.components(separatedBy: "a lower NAME took address").count - 1 <= 2, "moves logged line by line: \(daemon.errors)")
+
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(5)))
+        #expect(daemon.terminationStatus == 0)
+    }
+
+    @Test func theSettingsAreCheckedAndShown() async throws {
+        let bad = DaemonProcess(arguments: ["--nmea2000", "tcp://127.0.0.1:1457", "--check-config"])
+        try bad.start()
+        #expect(await bad.waitForExit(timeout: .seconds(30)))
+        #expect(bad.terminationStatus != 0)
+        #expect(bad.errors.contains("socketcan://INTERFACE (can0, vcan0) or tcp://HOST:PORT?format=ydraw"), "stderr: \(bad.errors)")
+        let good = DaemonProcess(arguments: ["--nmea2000", "socketcan://can0", "--nmea2000-device-class", "60", "--nmea2000-device-function", "140", "--check-config"])
+        try good.start()
+        #expect(await good.waitForExit(timeout: .seconds(30)))
+        #expect(good.terminationStatus == 0, "stderr: \(good.errors)")
+        #expect(good.output.contains("[outputs.nmea2000]\ninterface = \"socketcan://can0\""), "\(good.output)")
+        #expect(good.output.contains("device_class = 60\ndevice_function = 140"))
+    }
+}
