@@ -56,6 +56,8 @@ final class NMEA2000Output: Service, Sendable {
     private let claimed: Gauge?
     private let writeLatency: DurationHistogram?
     private let store: NMEA2000NodeStore?
+    /// Opens a link in a test (a scripted one); `nil` opens the configuration's interface.
+    private let linkOpener: (@Sendable (_ wake: Int32) throws(CANLinkOpenError) -> any CANLink)?
     private let logger: Logger
     private let shared = Mutex(Shared())
     /// The self-pipe that wakes the thread: a heading came, or the output stops.
@@ -69,12 +71,14 @@ final class NMEA2000Output: Service, Sendable {
     ///   - metrics: The output's metrics (`output="nmea2000"`).
     ///   - registry: Where its address, claim and write latency are registered; `nil` in tests.
     ///   - store: Where its address is kept when a contest moves it; `nil` for nowhere.
+    ///   - linkOpener: Opens a link in a test; `nil` opens the configuration's interface.
     ///   - logger: Its log.
     init(
         configuration: Configuration, center: any HeadingEventFeed, metrics: OutputMetrics, registry: PrometheusCollectorRegistry?,
-        store: NMEA2000NodeStore?, logger: Logger
+        store: NMEA2000NodeStore?, linkOpener: (@Sendable (_ wake: Int32) throws(CANLinkOpenError) -> any CANLink)? = nil, logger: Logger
     ) {
         self.configuration = configuration
+        self.linkOpener = linkOpener
         self.center = center
         self.metrics = metrics
         self.store = store
@@ -225,9 +229,13 @@ final class NMEA2000Output: Service, Sendable {
 
     private func open(_ state: inout Loop, at now: Duration) {
         do throws(CANLinkOpenError) {
-            let link: any CANLink = switch configuration.interface {
-            case .socketCAN(let interface): try SocketCANLink(interface: interface)
-            case .yachtDevicesRaw(let host, let port): try YachtDevicesRawLink(host: host, port: port, wake: wakeRead)
+            let link: any CANLink = if let linkOpener {
+                try linkOpener(wakeRead)
+            } else {
+                switch configuration.interface {
+                case .socketCAN(let interface): try SocketCANLink(interface: interface)
+                case .yachtDevicesRaw(let host, let port): try YachtDevicesRawLink(host: host, port: port, wake: wakeRead)
+                }
             }
             state.link = link
             state.backoff = .seconds(1)
