@@ -86,6 +86,10 @@ public struct NMEA2000Node: Sendable {
     public private(set) var claim: AddressClaim
     /// The heartbeat interval.
     public let heartbeatInterval: Duration
+    /// Whether the node only sends data through a gateway that is a node itself (an Actisense
+    /// NGT-1 sends under its own address and NAME): no claim, no answers, no heartbeat, and only
+    /// single-frame PGNs (the gateway joins nothing it is given).
+    public let isDataOnly: Bool
     private var sequence: UInt8 = 0
     private var heartbeatSequence: UInt8 = 0
     private var nextHeartbeat: Duration?
@@ -97,8 +101,10 @@ public struct NMEA2000Node: Sendable {
     ///   - identity: Who it is.
     ///   - preferred: The address it held last.
     ///   - heartbeatInterval: 60 s on a boat; shorter in a test (1–60 s, as 126993 holds it).
-    public init(identity: Identity, preferred: UInt8, heartbeatInterval: Duration = .seconds(60)) {
+    ///   - dataOnly: Whether the node only sends data, through a gateway that is a node itself.
+    public init(identity: Identity, preferred: UInt8, heartbeatInterval: Duration = .seconds(60), dataOnly: Bool = false) {
         self.identity = identity
+        isDataOnly = dataOnly
         claim = AddressClaim(name: identity.name, preferred: preferred)
         self.heartbeatInterval = min(.seconds(60), max(.seconds(1), heartbeatInterval))
     }
@@ -111,11 +117,13 @@ public struct NMEA2000Node: Sendable {
     /// - Returns: The frames to write.
     public mutating func start(at now: Duration) -> [CANFrame] {
         nextHeartbeat = nil
+        guard !isDataOnly else { return [] }
         return frames(for: claim.start(at: now))
     }
 
     /// The next time ``tick(at:)`` has something to do: the claim's end or the heartbeat.
     public var nextDeadline: Duration? {
+        guard !isDataOnly else { return nil }
         if let deadline = claim.deadline { return deadline }
         return claim.mayTransmit ? nextHeartbeat : nil
     }
@@ -125,6 +133,7 @@ public struct NMEA2000Node: Sendable {
     /// - Parameter now: The time.
     /// - Returns: The frames to write.
     public mutating func tick(at now: Duration) -> [CANFrame] {
+        guard !isDataOnly else { return [] }
         var out: [CANFrame] = []
         if claim.tick(at: now) {
             out += fastPacket(NMEA2000PGN.productInformation, productInformation.payload, to: 255)
@@ -147,6 +156,7 @@ public struct NMEA2000Node: Sendable {
     ///   - now: The time.
     /// - Returns: The frames to write in answer.
     public mutating func receive(_ message: NMEA2000Message, at now: Duration) -> [CANFrame] {
+        guard !isDataOnly else { return [] }
         if message.pgn == NMEA2000PGN.addressClaim, let rival = DeviceName(message) {
             return frames(for: claim.heardClaim(from: message.source, name: rival, at: now))
         }
@@ -180,7 +190,7 @@ public struct NMEA2000Node: Sendable {
     ///   - now: The time.
     /// - Returns: The frames to write.
     public mutating func send(_ sample: HeadingSample, at now: Duration) -> [CANFrame] {
-        guard claim.mayTransmit else { return [] }
+        guard claim.mayTransmit || isDataOnly else { return [] }
         func field(_ value: Double?) -> NMEA2000Field<Double> { value.map { .value($0) } ?? .notAvailable }
         let sid = sequence
         sequence = sequence >= 252 ? 0 : sequence + 1

@@ -17,17 +17,11 @@ import Glibc
 /// decoder and the timing of 127250 are in `scripts/vm/socketcan-test`.
 @Suite(.processSlot, .timeLimit(.minutes(5)))
 struct HeadingdNMEA2000NodeTests {
-    /// A frame headingd wrote, and when the gateway read it.
-    struct Heard {
-        let at: ContinuousClock.Instant
-        let frame: CANFrame
-    }
-
     /// Reads headingd's lines for `duration` (or until `enough` holds), echoing each as a `T` line.
     static func listen(
-        _ connection: FeedServer.Connection, for duration: Duration, until enough: ([Heard]) -> Bool = { _ in false }
-    ) async -> (heard: [Heard], closed: Bool) {
-        var heard: [Heard] = []
+        _ connection: FeedServer.Connection, for duration: Duration, until enough: ([CANFrame]) -> Bool = { _ in false }
+    ) async -> (heard: [CANFrame], closed: Bool) {
+        var heard: [CANFrame] = []
         var pending: [UInt8] = []
         let deadline = ContinuousClock.now + duration
         while ContinuousClock.now < deadline, !enough(heard) {
@@ -40,7 +34,7 @@ struct HeadingdNMEA2000NodeTests {
                 guard let first = words.first, let id = UInt32(first, radix: 16),
                     let frame = CANFrame(identifier: CANIdentifier(id), bytes: words.dropFirst().compactMap { UInt8($0, radix: 16) })
                 else { continue }
-                heard.append(Heard(at: .now, frame: frame))
+                heard.append(frame)
                 connection.send("00:00:00.000 T \(line)\r\n")
             }
         }
@@ -63,20 +57,20 @@ struct HeadingdNMEA2000NodeTests {
         try daemon.start()
         let connection = try #require(await server.accept())
 
-        // The claim first, 250 ms of nothing else, then product information, headings, a heartbeat.
+        // The claim first, then product information, headings, a heartbeat.
         let start = await Self.listen(connection, for: .seconds(10)) { heard in
-            heard.contains { $0.frame.identifier.pgn == NMEA2000PGN.heartbeat } && heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.vesselHeading }.count >= 3
+            heard.contains { $0.identifier.pgn == NMEA2000PGN.heartbeat } && heard.filter { $0.identifier.pgn == NMEA2000PGN.vesselHeading }.count >= 3
         }
         let claim = try #require(start.heard.first)
-        #expect(claim.frame.identifier.pgn == NMEA2000PGN.addressClaim && claim.frame.identifier.source == 35, "\(claim.frame)")
-        let name = DeviceName(rawValue: claim.frame.data)
+        #expect(claim.identifier.pgn == NMEA2000PGN.addressClaim && claim.identifier.source == 35, "\(claim)")
+        let name = DeviceName(rawValue: claim.data)
         #expect(name.deviceClass == 40 && name.deviceFunction == 160 && name.industryGroup == 4 && name.manufacturerCode == 2046)
         #expect(name.isArbitraryAddressCapable)
-        let early = start.heard.dropFirst().filter { $0.at - claim.at < .milliseconds(250) }
-        #expect(early.isEmpty, "within 250 ms of the claim: \(early.map(\.frame))")
-        #expect(start.heard.contains { $0.frame.identifier.pgn == NMEA2000PGN.productInformation })
-        let headings = start.heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.vesselHeading }
-        #expect(headings.count >= 3 && headings.allSatisfy { $0.frame.identifier.priority == 2 && $0.frame.identifier.source == 35 })
+        // (The 250 ms after it are timed on the kernel's clock in scripts/vm/socketcan-test: here
+        // the test's reads may come late, and lines read together tell nothing of when they left.)
+        #expect(start.heard.contains { $0.identifier.pgn == NMEA2000PGN.productInformation })
+        let headings = start.heard.filter { $0.identifier.pgn == NMEA2000PGN.vesselHeading }
+        #expect(headings.count >= 3 && headings.allSatisfy { $0.identifier.priority == 2 && $0.identifier.source == 35 })
         #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "address 35 claimed"), "stderr: \(daemon.errors)")
         let kept = try JSONDecoder().decode(NMEA2000NodeStore.State.self, from: Data(contentsOf: state.appendingPathComponent("nmea2000-node.json")))
         #expect(kept.uniqueNumber == name.uniqueNumber && kept.address == 35)
@@ -84,13 +78,13 @@ struct HeadingdNMEA2000NodeTests {
         // What a plotter asks, addressed: the PGN lists to the requester, a NAK for what it does not send.
         connection.send("00:00:01.000 R 18EA2310 00 EE 01\r\n00:00:01.000 R 18EA2310 01 F0 01\r\n")
         let asked = await Self.listen(connection, for: .seconds(5)) { heard in
-            heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.pgnList }.count >= 2
-                && heard.contains { $0.frame.identifier.pgn == NMEA2000PGN.isoAcknowledgement }
+            heard.filter { $0.identifier.pgn == NMEA2000PGN.pgnList }.count >= 2
+                && heard.contains { $0.identifier.pgn == NMEA2000PGN.isoAcknowledgement }
         }
-        let lists = asked.heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.pgnList }
-        #expect(!lists.isEmpty && lists.allSatisfy { $0.frame.identifier.destination == 16 }, "\(lists.map(\.frame))")
-        let nak = try #require(asked.heard.first { $0.frame.identifier.pgn == NMEA2000PGN.isoAcknowledgement })
-        #expect(nak.frame.identifier.destination == 16 && nak.frame[0] == 1 && nak.frame[5] == 0x01 && nak.frame[6] == 0xF0 && nak.frame[7] == 0x01)
+        let lists = asked.heard.filter { $0.identifier.pgn == NMEA2000PGN.pgnList }
+        #expect(!lists.isEmpty && lists.allSatisfy { $0.identifier.destination == 16 }, "\(lists)")
+        let nak = try #require(asked.heard.first { $0.identifier.pgn == NMEA2000PGN.isoAcknowledgement })
+        #expect(nak.identifier.destination == 16 && nak[0] == 1 && nak[5] == 0x01 && nak[6] == 0xF0 && nak[7] == 0x01)
 
         // Hostile: 2,000 requests for 126996 at once, fast-packet series to it that never end, its
         // own NAME claimed from another address. Answers stay bounded; headings keep going, from 35.
@@ -99,16 +93,16 @@ struct HeadingdNMEA2000NodeTests {
         flood += "00:00:02.000 R 18EEFF40 " + name.payload.map { String(format: "%02X", $0) }.joined(separator: " ") + "\r\n"
         connection.send(flood)
         let flooded = await Self.listen(connection, for: .seconds(2))
-        let answers = flooded.heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.productInformation && $0.frame[0] & 0x1F == 0 }
+        let answers = flooded.heard.filter { $0.identifier.pgn == NMEA2000PGN.productInformation && $0[0] & 0x1F == 0 }
         #expect(answers.count >= 1 && answers.count <= 20, "\(answers.count) answers to 2,000 requests")
-        #expect(flooded.heard.filter { $0.frame.identifier.pgn == NMEA2000PGN.vesselHeading && $0.frame.identifier.source == 35 }.count >= 10)
-        #expect(!flooded.heard.contains { $0.frame.identifier.pgn == NMEA2000PGN.addressClaim && $0.frame.identifier.source != 35 })
+        #expect(flooded.heard.filter { $0.identifier.pgn == NMEA2000PGN.vesselHeading && $0.identifier.source == 35 }.count >= 10)
+        #expect(!flooded.heard.contains { $0.identifier.pgn == NMEA2000PGN.addressClaim && $0.identifier.source != 35 })
 
         // The gateway closes: headingd connects again and claims again.
         _ = consume connection
         let again = try #require(await server.accept(timeout: .seconds(15)), "stderr: \(daemon.errors)")
         let reclaimed = await Self.listen(again, for: .seconds(5)) { !$0.isEmpty }
-        #expect(reclaimed.heard.first.map { $0.frame.identifier.pgn == NMEA2000PGN.addressClaim && $0.frame.identifier.source == 35 } == true)
+        #expect(reclaimed.heard.first.map { $0.identifier.pgn == NMEA2000PGN.addressClaim && $0.identifier.source == 35 } == true)
         #expect(daemon.errors.contains("closed the connection; opening it again, then claiming again"), "stderr: \(daemon.errors)")
 
         // A rival claiming every address with a lower NAME: headingd ends quiet at 254 and says so.
@@ -116,11 +110,51 @@ struct HeadingdNMEA2000NodeTests {
         for address in 0...251 { rivals += "00:00:03.000 R 18EEFF\(String(format: "%02X", address)) 01 00 00 00 00 00 00 00\r\n" }
         again.send(rivals)
         let quiet = await Self.listen(again, for: .seconds(3))
-        let null = try #require(quiet.heard.firstIndex { $0.frame.identifier.pgn == NMEA2000PGN.addressClaim && $0.frame.identifier.source == 254 })
-        #expect(!quiet.heard[null...].contains { $0.frame.identifier.pgn != NMEA2000PGN.addressClaim }, "after 254: \(quiet.heard[null...].prefix(3).map(\.frame))")
+        let null = try #require(quiet.heard.firstIndex { $0.identifier.pgn == NMEA2000PGN.addressClaim && $0.identifier.source == 254 })
+        #expect(!quiet.heard[null...].contains { $0.identifier.pgn != NMEA2000PGN.addressClaim }, "after 254: \(quiet.heard[null...].prefix(3))")
         #expect(daemon.errors.contains("every address is held by a lower NAME: quiet at 254"), "stderr: \(daemon.errors)")
         #expect(daemon.errors.components(separatedBy: "a lower NAME took address").count - 1 <= 2, "moves logged line by line: \(daemon.errors)")
 
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(5)))
+        #expect(daemon.terminationStatus == 0)
+    }
+
+    @Test func throughAnNGT1OnlyTheDataGoesAsMessagesToSend() async throws {
+        let directory = try HeadingdStreamSourceTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ends = (directory.appendingPathComponent("ngt1").path, directory.appendingPathComponent("headingd").path)
+        let pair = try PTYPair(ends)
+        defer { pair.end() }
+        let daemon = DaemonProcess(
+            arguments: ["--nmea2000", "serial://\(ends.1)?format=actisense", "--format", "json"], environment: ["STATE_DIRECTORY": directory.path]
+        )
+        try daemon.start()
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "data only through serial://\(ends.1)?format=actisense"), "stderr: \(daemon.errors)")
+        let device = ends.0
+        let bytes = await offCooperativePool { PTYPair.read(from: device, milliseconds: 1500) }
+        // BST frames: DLE STX 0x94 LENGTH (priority, PGN, destination, count, payload) CHECKSUM DLE ETX; DLEs doubled.
+        var messages: [(priority: UInt8, pgn: UInt32, payload: [UInt8])] = []
+        var index = 0
+        while index + 1 < bytes.count {
+            guard bytes[index] == 0x10, bytes[index + 1] == 0x02 else { index += 1; continue }
+            var body: [UInt8] = []
+            var cursor = index + 2
+            while cursor + 1 < bytes.count, !(bytes[cursor] == 0x10 && bytes[cursor + 1] == 0x03) {
+                if bytes[cursor] == 0x10, bytes[cursor + 1] == 0x10 { cursor += 1 }
+                body.append(bytes[cursor])
+                cursor += 1
+            }
+            index = cursor + 2
+            guard body.count >= 8, body[0] == 0x94, body.reduce(UInt8(0), &+) == 0, Int(body[1]) == body.count - 3 else { continue }
+            let pgn = UInt32(body[3]) | UInt32(body[4]) << 8 | UInt32(body[5]) << 16
+            messages.append((body[2], pgn, Array(body[8..<(8 + Int(body[7]))])))
+        }
+        let headings = messages.filter { $0.pgn == NMEA2000PGN.vesselHeading }
+        #expect(headings.count >= 5, "\(messages.count) messages in \(bytes.count) bytes")
+        #expect(headings.allSatisfy { $0.priority == 2 && $0.payload.count == 8 })
+        // The NGT-1 is the node: no claim, no product information, no heartbeat from headingd.
+        #expect(!messages.contains { [NMEA2000PGN.addressClaim, NMEA2000PGN.productInformation, NMEA2000PGN.heartbeat].contains($0.pgn) })
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(5)))
         #expect(daemon.terminationStatus == 0)
@@ -131,7 +165,7 @@ struct HeadingdNMEA2000NodeTests {
         try bad.start()
         #expect(await bad.waitForExit(timeout: .seconds(30)))
         #expect(bad.terminationStatus != 0)
-        #expect(bad.errors.contains("socketcan://INTERFACE (can0, vcan0) or tcp://HOST:PORT?format=ydraw"), "stderr: \(bad.errors)")
+        #expect(bad.errors.contains("must be socketcan://INTERFACE (can0, vcan0), tcp://HOST:PORT?format=ydraw"), "stderr: \(bad.errors)")
         let good = DaemonProcess(arguments: ["--nmea2000", "socketcan://can0", "--nmea2000-device-class", "60", "--nmea2000-device-function", "140", "--check-config"])
         try good.start()
         #expect(await good.waitForExit(timeout: .seconds(30)))

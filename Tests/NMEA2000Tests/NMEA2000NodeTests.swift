@@ -127,4 +127,15 @@ struct NMEA2000NodeTests {
         #expect(beats.map(\.1) == [0, 1, 2, 3])
         #expect(node.nextDeadline == .seconds(240) + .milliseconds(250))
     }
+
+    @Test func dataOnlyItClaimsNothingAnswersNothingAndSendsHeadingsAtOnce() {
+        var node = NMEA2000Node(identity: Self.identity, preferred: 35, dataOnly: true)
+        #expect(node.start(at: .zero).isEmpty)
+        #expect(node.nextDeadline == nil && node.tick(at: .seconds(120)).isEmpty)
+        #expect(Self.receive(&node, request: NMEA2000PGN.addressClaim, from: 7, to: 255, at: .milliseconds(10)).isEmpty)
+        #expect(Self.receive(&node, request: NMEA2000PGN.productInformation, from: 7, to: 35, at: .milliseconds(10)).isEmpty)
+        let frames = node.send(NMEA2000Node.HeadingSample(trueHeading: 10, variation: -2, variationSource: .manual, rateOfTurn: 1), at: .milliseconds(20))
+        #expect(frames.map(\.identifier.pgn) == [NMEA2000PGN.vesselHeading, NMEA2000PGN.rateOfTurn, NMEA2000PGN.magneticVariation])
+        #expect(frames.allSatisfy { $0.count == 8 }, "single frames only: the gateway joins nothing")
+    }
 }

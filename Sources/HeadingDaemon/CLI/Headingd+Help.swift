@@ -124,6 +124,16 @@ extension Headingd {
         on-board journal until the broker acknowledges them. The password is read from \
         --mqtt-password-file or systemd's credential mqtt-password, never given as an option.
 
+        --nmea2000 socketcan://can0 (or tcp://HOST:1457?format=ydraw, a Yacht Devices gateway in \
+        RAW mode) makes headingd a node on the NMEA 2000 bus: it claims an address (the last one it \
+        held, kept with its NAME's unique number in $STATE_DIRECTORY/nmea2000-node.json; NAME class \
+        40 function 160, heading sensors), answers a plotter's requests for 60928, 126996, 126464 \
+        and 126998 (a NAK for anything else asked of it), sends a heartbeat every 60 s, and each \
+        heading as 127250 Vessel Heading (true when known, with the variation) with 127251 Rate of \
+        Turn and 127257 Attitude when known, and 127258 Magnetic Variation once a second; at most \
+        --nmea2000-rate (10) a second, nothing while no heading comes. An Actisense NGT-1 cannot \
+        carry it (it sends under its own NAME).
+
         Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
         78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \
         or an option (a value may start with '-' as a separate argument: --position -33.86,151.21); 65 with --strict when any line was \

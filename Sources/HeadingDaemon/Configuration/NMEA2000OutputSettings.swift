@@ -14,9 +14,18 @@ struct NMEA2000OutputSettings: Sendable, Equatable {
         case socketCAN(String)
         /// A Yacht Devices gateway in RAW mode over TCP: `tcp://HOST:PORT?format=ydraw`.
         case yachtDevicesRaw(host: String, port: Int)
+        /// An Actisense NGT-1, data only: `serial:///dev/ttyUSB0?format=actisense[&baud=115200]`.
+        case actisense(device: String, baud: Int)
 
         /// What the setting accepts.
-        static let forms = "socketcan://INTERFACE (can0, vcan0) or tcp://HOST:PORT?format=ydraw (a Yacht Devices gateway in RAW mode)"
+        static let forms = "socketcan://INTERFACE (can0, vcan0), tcp://HOST:PORT?format=ydraw (a Yacht Devices gateway in RAW mode) "
+            + "or serial:///dev/DEVICE?format=actisense[&baud=115200] (an Actisense NGT-1, data only)"
+
+        /// Whether headingd is a node of its own there (not through a gateway that is one).
+        var isFullNode: Bool {
+            if case .actisense = self { return false }
+            return true
+        }
 
         /// Parses the setting; `nil` for anything else.
         init?(_ text: String) {
@@ -26,6 +35,14 @@ struct NMEA2000OutputSettings: Sendable, Equatable {
                     name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") })
                 else { return nil }
                 self = .socketCAN(String(name))
+                return
+            }
+            if text.hasPrefix("serial://"), let components = URLComponents(string: text), components.path.hasPrefix("/"),
+                components.path.utf8.count <= 4096, let items = components.queryItems,
+                items.contains(URLQueryItem(name: "format", value: "actisense")),
+                items.allSatisfy({ $0.name == "format" || ($0.name == "baud" && [9600, 19200, 38400, 57600, 115200].contains(Int($0.value ?? "") ?? 0)) })
+            {
+                self = .actisense(device: components.path, baud: items.first { $0.name == "baud" }.flatMap { Int($0.value ?? "") } ?? 115_200)
                 return
             }
             guard let components = URLComponents(string: text), components.scheme == "tcp", let host = components.host, !host.isEmpty,
@@ -39,6 +56,7 @@ struct NMEA2000OutputSettings: Sendable, Equatable {
             switch self {
             case .socketCAN(let name): "socketcan://\(name)"
             case .yachtDevicesRaw(let host, let port): "tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)?format=ydraw"
+            case .actisense(let device, let baud): "serial://\(device)?format=actisense&baud=\(baud)"
             }
         }
     }

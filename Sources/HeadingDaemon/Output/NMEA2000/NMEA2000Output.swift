@@ -179,7 +179,8 @@ final class NMEA2000Output: Service, Sendable {
         var state = Loop(
             node: NMEA2000Node(
                 identity: configuration.identity, preferred: configuration.preferredAddress,
-                heartbeatInterval: .milliseconds(Int64((configuration.settings.heartbeat * 1000).rounded()))
+                heartbeatInterval: .milliseconds(Int64((configuration.settings.heartbeat * 1000).rounded())),
+                dataOnly: !configuration.interface.isFullNode
             ),
             rate: OutputRate(maximumHertz: configuration.settings.rate)
         )
@@ -235,6 +236,7 @@ final class NMEA2000Output: Service, Sendable {
                 switch configuration.interface {
                 case .socketCAN(let interface): try SocketCANLink(interface: interface)
                 case .yachtDevicesRaw(let host, let port): try YachtDevicesRawLink(host: host, port: port, wake: wakeRead)
+                case .actisense(let device, let baud): try ActisenseLink(path: device, baud: baud)
                 }
             }
             state.link = link
@@ -243,6 +245,13 @@ final class NMEA2000Output: Service, Sendable {
             state.lastProgress = now
             state.queue.removeAll()
             state.lastState = nil
+            if state.node.isDataOnly {
+                logger.notice(
+                    "NMEA 2000: data only through \(link.name): the NGT-1 sends under its own address and NAME, and only the PGNs in its transmit list (enable 127250, 127251, 127257 and 127258 with Actisense NMEA Reader)"
+                )
+                metrics.state.withLock { $0 = "data only through \(link.name), under the gateway's own address and NAME" }
+                return
+            }
             logger.notice(
                 "NMEA 2000: on \(link.name), claiming address \(state.node.address) as NAME \(configuration.identity.name) (class \(configuration.identity.name.deviceClass), function \(configuration.identity.name.deviceFunction))"
             )
@@ -346,6 +355,7 @@ final class NMEA2000Output: Service, Sendable {
     /// Logs and shows what changed in the claim: won, moved (at most a line every 10 s, with the count), lost every address.
     private func report(_ state: inout Loop, at now: Duration) {
         let node = state.node
+        guard !node.isDataOnly else { return }
         let current = node.claim.state
         guard current != state.lastState || node.address != state.lastAddress else {
             checkEcho(&state, at: now)

@@ -40,6 +40,9 @@ package final class SerialLineStream: ByteStream {
 
     package func write(_ bytes: [UInt8]) -> Bool { descriptor >= 0 && writeAll(descriptor, bytes) }
 
+    /// The open line's descriptor (non-blocking), for a writer that polls it; -1 once closed.
+    package var fileDescriptor: Int32 { descriptor }
+
     /// Sets the line raw, 8N1, at `baud` (one of ``NMEAStreamEndpoint/baudRates``), and drops
     /// what was received at the old speed.
     package func setSpeed(_ baud: Int) throws(ByteStreamFailure) {

@@ -1,0 +1,74 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import HeadingKit
+import NMEA2000
+
+/// The NMEA 2000 output's link through an Actisense NGT-1 on a serial line, data only: each frame
+/// the node gives (single-frame PGNs: 127250, 127251, 127257, 127258) goes to the NGT-1 as a
+/// message to send (BST command 0x94), which it puts on the bus under its **own** address and
+/// NAME — so headingd claims nothing there and answers nothing (a plotter lists the heading under
+/// the Actisense gateway), and the NGT-1 sends only the PGNs enabled in its transmit list
+/// (Actisense's NMEA Reader: Transmit PGN list). What the NGT-1 sends back is read and dropped.
+///
+/// Bounded: at most one encoded message waits for room in the line.
+final class ActisenseLink: CANLink {
+    private let line: SerialLineStream
+    let path: String
+    var descriptor: Int32 { line.fileDescriptor }
+    var name: String { "serial://\(path)?format=actisense" }
+    private var pending: [UInt8] = []
+
+    /// Opens the NGT-1's line at `baud`.
+    /// - Throws: ``CANLinkOpenError`` naming the device and why (missing, not permitted: the dialout group).
+    init(path: String, baud: Int) throws(CANLinkOpenError) {
+        self.path = path
+        do {
+            line = try SerialLineStream(path: path, baud: baud, writable: true)
+        } catch {
+            throw CANLinkOpenError(reason: error.reason)
+        }
+    }
+
+    func write(_ frame: CANFrame) -> CANLinkWrite {
+        guard descriptor >= 0 else { return .failed("closed") }
+        if !pending.isEmpty {
+            if let failure = flush() { return .failed(failure) }
+            if !pending.isEmpty { return .full }
+        }
+        pending = ActisenseFrameSplitter.encodeSend(
+            priority: frame.identifier.priority, pgn: frame.identifier.pgn, destination: frame.identifier.destination, payload: frame.bytes
+        )
+        if let failure = flush() { return .failed(failure) }
+        return .written
+    }
+
+    private func flush() -> String? {
+        let written = pending.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        if written > 0 {
+            pending.removeFirst(written)
+            return nil
+        }
+        let error = errno
+        if written == 0 || error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return nil }
+        return "\(path): \(String(cString: strerror(error)))"
+    }
+
+    func read(_ body: (CANFrame) -> Void) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 {
+            let result = buffer.withUnsafeMutableBytes { line.read(into: $0, waitingAtMost: 0, wakingOn: -1) }
+            switch result {
+            case .bytes: continue
+            case .timedOut: return nil
+            case .ended(let failure): return failure.reason
+            }
+        }
+        return nil
+    }
+
+    func close() { line.close() }
+}
