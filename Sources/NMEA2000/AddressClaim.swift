@@ -76,6 +76,14 @@ public struct AddressClaim: Sendable {
         return true
     }
 
+    /// The claim under way went out at `now` (its frame written, later than it was made): the
+    /// 250 ms are counted from then, as the bus sees them. Nothing changes once claimed.
+    /// - Parameter now: When the claim's frame was written.
+    public mutating func sent(at now: Duration) {
+        guard case .claiming(let since) = state, now > since else { return }
+        state = .claiming(since: now)
+    }
+
     /// The time at which a claim under way is won if nobody contests it; `nil` when none is under way.
     public var deadline: Duration? {
         if case .claiming(let since) = state { return since + Self.claimTimeout }

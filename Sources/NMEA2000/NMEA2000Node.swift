@@ -121,6 +121,13 @@ public struct NMEA2000Node: Sendable {
         return frames(for: claim.start(at: now))
     }
 
+    /// Its claim's frame was written at `now`: the claim's 250 ms count from then
+    /// (``AddressClaim/sent(at:)``), not from when the frame was made.
+    /// - Parameter now: When the frame was written.
+    public mutating func claimSent(at now: Duration) {
+        claim.sent(at: now)
+    }
+
     /// The next time ``tick(at:)`` has something to do: the claim's end or the heartbeat.
     public var nextDeadline: Duration? {
         guard !isDataOnly else { return nil }

@@ -71,6 +71,15 @@ struct SettingLayerConsistencyTests {
         Case(key: "http.idle_timeout", text: "0", toml: "0"),
         Case(key: "http.max_connections", text: "-5", toml: "-5"),
         Case(key: "http.max_request_size", text: "100", toml: "100"),
+        Case(key: "outputs.nmea2000.interface", text: "can0", toml: "\"can0\""),
+        Case(key: "outputs.nmea2000.rate", text: "100", toml: "100"),
+        Case(key: "outputs.nmea2000.manufacturer_code", text: "2048", toml: "2048"),
+        Case(key: "outputs.nmea2000.device_class", text: "128", toml: "128"),
+        Case(key: "outputs.nmea2000.device_function", text: "256", toml: "256"),
+        Case(key: "outputs.nmea2000.device_instance", text: "-1", toml: "-1"),
+        Case(key: "outputs.nmea2000.system_instance", text: "16", toml: "16"),
+        Case(key: "outputs.nmea2000.heartbeat", text: "0.5", toml: "0.5"),
+        Case(key: "outputs.nmea2000.description", text: String(repeating: "d", count: 71), toml: "\"\(String(repeating: "d", count: 71))\""),
     ]
 
     /// Every key that can hold a wrong value has a case (true or false cannot be out of range).

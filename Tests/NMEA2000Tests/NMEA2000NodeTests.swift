@@ -138,4 +138,16 @@ struct NMEA2000NodeTests {
         #expect(frames.map(\.identifier.pgn) == [NMEA2000PGN.vesselHeading, NMEA2000PGN.rateOfTurn, NMEA2000PGN.magneticVariation])
         #expect(frames.allSatisfy { $0.count == 8 }, "single frames only: the gateway joins nothing")
     }
+
+    @Test func theClaimsQuarterSecondCountsFromWhenItsFrameWasWritten() {
+        var node = NMEA2000Node(identity: Self.identity, preferred: 35)
+        _ = node.start(at: .zero)
+        node.claimSent(at: .milliseconds(12))
+        #expect(node.nextDeadline == .milliseconds(262))
+        #expect(node.tick(at: .milliseconds(255)).isEmpty && !node.claim.mayTransmit)
+        #expect(!node.tick(at: .milliseconds(262)).isEmpty && node.claim.mayTransmit)
+        // Said again once claimed (a request for 60928): nothing changes.
+        node.claimSent(at: .seconds(5))
+        #expect(node.claim.mayTransmit)
+    }
 }

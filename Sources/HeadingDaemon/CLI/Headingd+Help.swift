@@ -131,8 +131,9 @@ extension Headingd {
         and 126998 (a NAK for anything else asked of it), sends a heartbeat every 60 s, and each \
         heading as 127250 Vessel Heading (true when known, with the variation) with 127251 Rate of \
         Turn and 127257 Attitude when known, and 127258 Magnetic Variation once a second; at most \
-        --nmea2000-rate (10) a second, nothing while no heading comes. An Actisense NGT-1 cannot \
-        carry it (it sends under its own NAME).
+        --nmea2000-rate (10) a second, nothing while no heading comes. Through an Actisense NGT-1 \
+        (serial:///dev/ttyUSB0?format=actisense) only the data goes, under the NGT-1's own address \
+        and NAME, and only the PGNs enabled in its transmit list.
 
         Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
         78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \

@@ -11,7 +11,7 @@ struct NMEA2000Options: ParsableArguments {
         help: ArgumentHelp(
             "Be a heading node on the NMEA 2000 bus: socketcan://INTERFACE (can0) or tcp://HOST:PORT?format=ydraw (a Yacht "
                 + "Devices gateway in RAW mode). It claims an address, answers a plotter's requests and sends 127250 Vessel Heading, "
-                + "127251, 127257 and 127258. (default: none)",
+                + "127251, 127257 and 127258. serial:///dev/DEVICE?format=actisense sends the data only, through an NGT-1. (default: none)",
             valueName: "url"
         )
     )

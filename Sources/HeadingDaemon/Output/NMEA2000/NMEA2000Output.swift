@@ -325,6 +325,7 @@ final class NMEA2000Output: Service, Sendable {
                 state.queue.removeNext()
                 state.lastProgress = now
                 state.framesWritten += 1
+                if frame.identifier.pgn == NMEA2000PGN.addressClaim { state.node.claimSent(at: origin.duration(to: .now)) }
                 if frame.identifier.pgn == NMEA2000PGN.vesselHeading {
                     metrics.messagesSent.increment()
                     if let queuedAt = state.headingQueuedAt {
