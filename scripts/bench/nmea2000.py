@@ -96,7 +96,9 @@ def main():
         with tempfile.TemporaryDirectory() as state:
             common = [arguments.headingd, "--format", "json", "--rate", "10", "--dropout-interval", "0"]
             environment = dict(os.environ, STATE_DIRECTORY=state)
-            plain = subprocess.Popen(common, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+            # Both serve metrics (the node's latency is read there): they differ by the output alone.
+            plain = subprocess.Popen(common + ["--metrics", "--http-listen", f"127.0.0.1:{free_port()}"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
             node = subprocess.Popen(
                 common + ["--nmea2000", f"tcp://127.0.0.1:{server.getsockname()[1]}?format=ydraw", "--metrics", "--http-listen",
                           f"127.0.0.1:{metrics_port}"],

@@ -79,6 +79,13 @@ public func fuzzNMEA2000(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     // back is on the circle or a special value, and the claim's address is always 0-251 or 254.
     var claim = AddressClaim(name: DeviceName(uniqueNumber: 0x1234, manufacturerCode: 2046, deviceFunction: 160, deviceClass: 40), preferred: data[0])
     _ = claim.start(at: .zero)
+    // And the whole node among the same hostile peers: every answer bounded, nothing but claims
+    // until the claim is won, every frame from its own address (254 only for a claim).
+    var node = NMEA2000Node(
+        identity: .init(name: claim.name, model: "headingd", softwareVersion: "fuzz", serialCode: "4660"), preferred: data[0],
+        heartbeatInterval: .seconds(1)
+    )
+    _ = node.start(at: .zero)
     var time = Duration.zero
     var index = 0
     while index + 9 <= bytes.count {
@@ -105,6 +112,20 @@ public func fuzzNMEA2000(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(claim.address <= AddressClaim.highestAddress || claim.address == AddressClaim.nullAddress, "address \(claim.address)")
         precondition(!claim.mayTransmit || claim.state == .claimed, "transmitting while \(claim.state)")
         for case .sendClaim(let from) in actions { precondition(from == claim.address, "a claim from \(from) while at \(claim.address)") }
+        let pgn = last & 0x80 == 0 ? NMEA2000PGN.addressClaim : NMEA2000PGN.isoRequest
+        let payload = Array(bytes[index..<(index + (last & 0x80 == 0 ? 8 : 3))])
+        var out = payload.withUnsafeBufferPointer {
+            node.receive(NMEA2000Message(priority: 6, pgn: pgn, source: last & 0x7F | bytes[index + 1] & 0x80, destination: bytes[index + 1], payload: $0), at: time)
+        }
+        out += node.tick(at: time)
+        out += node.send(NMEA2000Node.HeadingSample(trueHeading: field.value, variation: field.value, rateOfTurn: field.value, pitch: field.value), at: time)
+        precondition(out.count <= 64, "\(out.count) frames for one message")
+        for frame in out {
+            precondition(frame.count <= 8, "a frame of \(frame.count) bytes")
+            let isClaim = frame.identifier.pgn == NMEA2000PGN.addressClaim
+            precondition(isClaim || node.claim.mayTransmit, "\(frame) while \(node.claim.state)")
+            precondition(frame.identifier.source == node.address || (isClaim && frame.identifier.source <= AddressClaim.nullAddress), "\(frame) from another address")
+        }
         index += 9
     }
     return 0

@@ -5,13 +5,15 @@ import Prometheus
 import Synchronization
 
 /// One output's metrics, under its `output` label (`nmea0183_tcp`, `nmea0183_udp`,
-/// `nmea0183_serial`, `signalk`): made by ``HeadingMetrics/output(_:)``, kept across reloads.
+/// `nmea0183_serial`, `signalk`, `mqtt`, `nmea2000`): made by ``HeadingMetrics/output(_:)``, kept
+/// across reloads. (The NMEA 2000 output registers its address, claim and write latency beside
+/// these: ``NMEA2000Output``.)
 ///
 /// | metric | type | meaning |
 /// |---|---|---|
 /// | `headingd_output_clients` | gauge | clients connected now (stream clients for Signal K) |
 /// | `headingd_output_clients_dropped_total` | counter | clients refused at the cap or disconnected for reading nothing |
-/// | `headingd_output_messages_total` | counter | messages written: a heading's sentences (NMEA 0183, per client, UDP target or serial line), a delta (Signal K) |
+/// | `headingd_output_messages_total` | counter | messages written: a heading's sentences (NMEA 0183, per client, UDP target or serial line), a delta (Signal K), a 127250 (NMEA 2000) |
 /// | `headingd_output_messages_dropped_total` | counter | messages a slow client, a full UDP socket or a slow serial line never got |
 final class OutputMetrics: Sendable {
     /// The `output` label.

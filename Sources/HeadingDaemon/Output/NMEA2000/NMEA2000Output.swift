@@ -42,6 +42,13 @@ final class NMEA2000Output: Service, Sendable {
     static let retryAfter: Duration = .milliseconds(5)
     /// How long a heading is worth sending.
     static let headingLifetime: Duration = .seconds(1)
+    /// The write latency histogram's buckets: 25 µs to 1 s, fine below a millisecond (the bound a
+    /// heading to its 127250 is held to).
+    static let latencyBuckets: [Duration] = [
+        .microseconds(25), .microseconds(50), .microseconds(100), .microseconds(150), .microseconds(200), .microseconds(300),
+        .microseconds(400), .microseconds(500), .microseconds(750), .milliseconds(1), .milliseconds(2.5), .milliseconds(10),
+        .milliseconds(100), .seconds(1),
+    ]
 
     private struct Shared {
         var latest: (sample: NMEA2000Node.HeadingSample, at: ContinuousClock.Instant)?
@@ -90,7 +97,7 @@ final class NMEA2000Output: Service, Sendable {
                 metricName: "headingd_output_nmea2000_write_latency_seconds", unitName: "",
                 helpText: "From a heading at the fan-out to its 127250 written to the NMEA 2000 link"
             ),
-            buckets: HeadingMetrics.latencyBuckets
+            buckets: Self.latencyBuckets
         )
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
