@@ -121,7 +121,7 @@ struct ConfigurationTests {
         expected["format"] = #""json""#
         expected["status.enabled"] = "true"
         #expect(effective(daemon) == expected)
-        #expect(effective(daemon).count == 57)  // every key but position, which is unset by default
+        #expect(effective(daemon).count == 66)  // every key but position, which is unset by default
         // The shipped file documents every setting headingd prints.
         let text = try String(contentsOfFile: shipped, encoding: .utf8)
         for key in effective(defaults).keys {
