@@ -7,6 +7,7 @@ import Glibc
 #if os(Linux)
 import CSocketCAN
 #endif
+import HeadingKit
 import NMEA2000
 
 /// The NMEA 2000 output's link on a SocketCAN interface (`can0`, `vcan0`): a raw CAN socket of
@@ -31,7 +32,7 @@ final class SocketCANLink: CANLink {
         guard created >= 0 else {
             let error = errno
             throw CANLinkOpenError(reason: error == EAFNOSUPPORT
-                ? "this kernel has no CAN (load the can and can-raw modules)"
+                ? SocketCANStream.noCANSockets(error)
                 : "cannot make a CAN socket: \(String(cString: strerror(error)))")
         }
         descriptor = created

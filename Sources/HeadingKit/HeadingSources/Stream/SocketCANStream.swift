@@ -32,6 +32,13 @@ package final class SocketCANStream: ByteStream {
     /// The identifier of a record that says how many frames the kernel dropped (in its data).
     package static let dropRecord: UInt32 = 0xFFFF_FFFF
 
+    /// Why no CAN socket could be made (`EAFNOSUPPORT`): a kernel without CAN, or a service not
+    /// allowed the address family (systemd's `RestrictAddressFamilies=` gives the same error).
+    package static func noCANSockets(_ error: Int32) -> String {
+        "no CAN socket (socket(AF_CAN): \(String(cString: strerror(error)))): this kernel has no CAN (load the can and can-raw modules), "
+            + "or the service may not open CAN sockets (install the nmea2000-socketcan.conf drop-in: RestrictAddressFamilies=AF_CAN)"
+    }
+
     package init(interface: String) throws(ByteStreamFailure) {
         self.interface = interface
         #if os(Linux)
@@ -41,7 +48,7 @@ package final class SocketCANStream: ByteStream {
             if error == EAFNOSUPPORT {
                 throw ByteStreamFailure(
                     code: .sourceUnavailable,
-                    reason: "this kernel has no CAN (socket(AF_CAN): \(String(cString: strerror(error)))); load the can and can-raw modules",
+                    reason: Self.noCANSockets(error),
                     errorNumber: error
                 )
             }
