@@ -266,7 +266,7 @@ final class NMEA2000Output: Service, Sendable {
         } catch {
             let reason = error.reason
             // Said once per reason: a bus that stays down does not fill the journal.
-            if reason != state.lastOpenFailure { logger.error("NMEA 2000: \(reason); trying again every \(state.backoff) and up to 30 s") }
+            if reason != state.lastOpenFailure { logger.error("NMEA 2000: \(reason); trying again, 1 s doubling to 30 s between tries (said again when the reason changes)") }
             state.lastOpenFailure = reason
             metrics.state.withLock { $0 = "no link: \(reason)" }
             state.reopenAt = now + state.backoff
