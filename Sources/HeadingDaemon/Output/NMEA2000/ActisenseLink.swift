@@ -20,7 +20,7 @@ final class ActisenseLink: CANLink {
     let path: String
     var descriptor: Int32 { line.fileDescriptor }
     var name: String { "serial://\(path)?format=actisense" }
-    private var pending: [UInt8] = []
+    private var pending = PendingBytes(isSocket: false)
 
     /// Opens the NGT-1's line at `baud`.
     /// - Throws: ``CANLinkOpenError`` naming the device and why (missing, not permitted: the dialout group).
@@ -34,27 +34,11 @@ final class ActisenseLink: CANLink {
     }
 
     func write(_ frame: CANFrame) -> CANLinkWrite {
-        guard descriptor >= 0 else { return .failed("closed") }
-        if !pending.isEmpty {
-            if let failure = flush() { return .failed(failure) }
-            if !pending.isEmpty { return .full }
-        }
-        pending = ActisenseFrameSplitter.encodeSend(
-            priority: frame.identifier.priority, pgn: frame.identifier.pgn, destination: frame.identifier.destination, payload: frame.bytes
-        )
-        if let failure = flush() { return .failed(failure) }
-        return .written
-    }
-
-    private func flush() -> String? {
-        let written = pending.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        if written > 0 {
-            pending.removeFirst(written)
-            return nil
-        }
-        let error = errno
-        if written == 0 || error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return nil }
-        return "\(path): \(String(cString: strerror(error)))"
+        pending.write({
+            ActisenseFrameSplitter.encodeSend(
+                priority: frame.identifier.priority, pgn: frame.identifier.pgn, destination: frame.identifier.destination, payload: frame.bytes
+            )
+        }, to: descriptor, what: path)
     }
 
     func read(_ body: (CANFrame) -> Void) -> String? {

@@ -59,13 +59,7 @@ final class SocketCANLink: CANLink {
             close()
             throw CANLinkOpenError(reason: "cannot set the CAN socket's filters: \(String(cString: strerror(error)))")
         }
-        var address = sockaddr_can()
-        address.can_family = sa_family_t(AF_CAN)
-        address.can_ifindex = index
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(created, $0, socklen_t(MemoryLayout<sockaddr_can>.size)) }
-        }
-        guard bound == 0 else {
+        guard SocketCANStream.bind(created, toInterface: index) == 0 else {
             let error = errno
             close()
             throw CANLinkOpenError(reason: "cannot bind to CAN interface \(interface): \(String(cString: strerror(error)))")

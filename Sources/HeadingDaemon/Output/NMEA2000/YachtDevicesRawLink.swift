@@ -25,7 +25,7 @@ final class YachtDevicesRawLink: CANLink {
     var name: String { "tcp://\(host):\(port)?format=ydraw" }
     /// `T` lines heard: frames the gateway put on the bus (headingd's, echoed).
     private(set) var echoes = 0
-    private var pending: [UInt8] = []
+    private var pending = PendingBytes(isSocket: true)
     private var line: [UInt8] = []
     private var discarding = false
     private var decoder = CANTextLineDecoder()
@@ -72,26 +72,7 @@ final class YachtDevicesRawLink: CANLink {
     deinit { close() }
 
     func write(_ frame: CANFrame) -> CANLinkWrite {
-        guard descriptor >= 0 else { return .failed("closed") }
-        if !pending.isEmpty {
-            if let failure = flush() { return .failed(failure) }
-            if !pending.isEmpty { return .full }
-        }
-        pending = Array(frame.yachtDevicesRawLine.utf8)
-        if let failure = flush() { return .failed(failure) }
-        return .written
-    }
-
-    /// Writes what waits of the last line; the rest stays for the next call.
-    private func flush() -> String? {
-        let sent = pending.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if sent > 0 {
-            pending.removeFirst(sent)
-            return nil
-        }
-        let error = errno
-        if sent == 0 || error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return nil }
-        return "the gateway \(host):\(port): \(String(cString: strerror(error)))"
+        pending.write({ Array(frame.yachtDevicesRawLine.utf8) }, to: descriptor, what: "the gateway \(host):\(port)")
     }
 
     func read(_ body: (CANFrame) -> Void) -> String? {

@@ -32,6 +32,19 @@ package final class SocketCANStream: ByteStream {
     /// The identifier of a record that says how many frames the kernel dropped (in its data).
     package static let dropRecord: UInt32 = 0xFFFF_FFFF
 
+    #if os(Linux)
+    /// Binds a raw CAN socket to the interface at `index` (`sockaddr_can`).
+    /// - Returns: `bind(2)`'s result: 0, or -1 with `errno`.
+    package static func bind(_ descriptor: Int32, toInterface index: Int32) -> Int32 {
+        var address = sockaddr_can()
+        address.can_family = sa_family_t(AF_CAN)
+        address.can_ifindex = index
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_can>.size)) }
+        }
+    }
+    #endif
+
     /// Why no CAN socket could be made (`EAFNOSUPPORT`): a kernel without CAN, or a service not
     /// allowed the address family (systemd's `RestrictAddressFamilies=` gives the same error).
     package static func noCANSockets(_ error: Int32) -> String {
@@ -88,13 +101,7 @@ package final class SocketCANStream: ByteStream {
             close()
             throw .system(error, "cannot set the CAN socket's filters")
         }
-        var address = sockaddr_can()
-        address.can_family = sa_family_t(AF_CAN)
-        address.can_ifindex = index
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(created, $0, socklen_t(MemoryLayout<sockaddr_can>.size)) }
-        }
-        guard bound == 0 else {
+        guard Self.bind(created, toInterface: index) == 0 else {
             let error = errno
             close()
             throw .system(error, "cannot bind to CAN interface \(interface)", otherwise: .deviceLost)
