@@ -218,7 +218,7 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     /// SIGINT and SIGTERM end the collection (and say what was missing) instead of the process.
-    private static func watchInterrupt() {
+    static func watchInterrupt() {
         interruptFlag.store(false, ordering: .relaxed)
         signal(SIGINT) { _ in CalibrateCommand.interruptFlag.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in CalibrateCommand.interruptFlag.store(true, ordering: .relaxed) }

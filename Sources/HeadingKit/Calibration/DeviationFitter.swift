@@ -61,10 +61,14 @@ public struct DeviationFitter: Sendable {
         public let pairs: Int
 
         public var description: String {
-            let ranges = missing.map { "\($0.lowerBound)–\($0.upperBound)°" }.joined(separator: ", ")
+            var ranges = missing.map { "\($0.lowerBound)–\($0.upperBound)°" }
+            // A gap across north is one: 330–15°.
+            if missing.count > 1, let first = missing.first, let last = missing.last, first.lowerBound == 0, last.upperBound == 360 {
+                ranges = ["\(last.lowerBound)–\(first.upperBound)°"] + ranges.dropFirst().dropLast()
+            }
             return pairs == 0
                 ? "no pair of headings to fit: the compass and the reference were never heard at the same moment, steady"
-                : "the compass headings \(ranges) were not covered (\(Int((coverage * 100).rounded())) % of the circle, \(pairs) pairs): turn the boat through a full circle, slowly, and both ways"
+                : "the compass headings \(ranges.joined(separator: ", ")) were not covered (\(Int((coverage * 100).rounded())) % of the circle, \(pairs) pairs): turn the boat through a full circle, slowly, and both ways"
         }
     }
 
