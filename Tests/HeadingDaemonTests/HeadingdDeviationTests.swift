@@ -22,10 +22,12 @@ struct HeadingdDeviationTests {
     }
 
     /// Each heading's time (seconds since 1970) and magnetic heading, from headingd's JSON lines.
-    static func magneticHeadings(_ daemon: DaemonProcess) -> [(time: Double, heading: Double)] {
+    static func magneticHeadings(_ daemon: DaemonProcess) -> [(time: Double, heading: Double)] { magneticHeadings(lines: daemon.outputLines) }
+
+    static func magneticHeadings(lines: [String]) -> [(time: Double, heading: Double)] {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return daemon.outputLines.compactMap { line in
+        return lines.compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                 let heading = object["magneticHeading"] as? Double, let stamp = object["timestamp"] as? String,
                 let date = formatter.date(from: stamp)
@@ -100,5 +102,49 @@ struct HeadingdDeviationTests {
         let run = try await DaemonProcess.run(["deviation", "--source", "replay:\(Self.swing)?device=2", "--reference", "replay:\(Self.swing)?device=2"])
         #expect(run.terminationStatus == 65)
         #expect(run.errors.contains("2100 reference headings without a true heading"), "stderr: \(run.errors)")
+    }
+
+    @Test func learnedInTheDaemonTheCardIsAppliedKeptAndShown() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("deviation-learn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: state) }
+        let compass = "replay:\(Self.swing)?device=2&deviation=learn"
+        let sources = ["--source", compass, "--source", "replay:\(Self.swing)?device=1"]
+        let learning = DaemonProcess(arguments: sources + ["--speed", "max", "--format", "json"], environment: ["STATE_DIRECTORY": state.path])
+        try learning.start()
+        #expect(await learning.waitForExit(timeout: .seconds(60)))
+        #expect(learning.terminationStatus == 0, "stderr: \(learning.errors)")
+        #expect(learning.errors.contains("deviation card learned against replay:\(Self.swing)?device=1"), "stderr: \(learning.errors)")
+        #expect(learning.errors.contains("applied; deviation=0:"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: state.path).filter { $0.hasPrefix("deviation-") }
+        #expect(files.count == 1)
+        // Once applied, the compass's headings carry the card and follow the gyro within 1° RMS.
+        let gyro = DaemonProcess(arguments: ["--source", "replay:\(Self.swing)?device=1", "--speed", "max", "--format", "json"])
+        try gyro.start()
+        #expect(await gyro.waitForExit(timeout: .seconds(30)))
+        let corrected = learning.outputLines.filter { $0.contains(#""deviation":"#) }
+        #expect(corrected.count >= 500, "\(corrected.count) headings corrected")
+        let correctedHeadings = Self.magneticHeadings(lines: corrected)
+        #expect(Self.rms(correctedHeadings, against: Self.magneticHeadings(gyro)) <= 1)
+
+        // Started again: the card kept is applied at once, and shown in the status report.
+        let port = GPSFake.freePort()
+        let again = DaemonProcess(
+            arguments: sources + ["--speed", "1", "--format", "json", "--status", "--http-listen", "127.0.0.1:\(port)"],
+            environment: ["STATE_DIRECTORY": state.path]
+        )
+        try again.start()
+        // (At recorded speed the gyro's first heading comes 0.1 s before the compass's: headings
+        // come from it until the compass, first in order, has delivered for the fail-back hold.)
+        #expect(await again.wait(timeout: .seconds(20)) { output, _ in output.contains("device=2") }, "stderr: \(again.errors)")
+        #expect(again.errors.contains("the deviation card learned"), "stderr: \(again.errors)")
+        let firstOfCompass = again.outputLines.first { $0.contains("device=2") }
+        #expect(firstOfCompass?.contains(#""deviation":"#) == true, "\(firstOfCompass ?? "")")
+        let status = try await HeadingdMetricsTests.get("http://127.0.0.1:\(port)/status.json").body
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])
+        let first = (report["sources"] as? [[String: Any]])?.first
+        #expect((first?["deviation"] as? String)?.hasPrefix("applied (kept from") == true, "\(status)")
+        again.send(SIGTERM)
+        #expect(await again.waitForExit(timeout: .seconds(5)))
     }
 }

@@ -124,6 +124,7 @@ struct StatusCommand: AsyncParsableCommand {
                     + String(format: "%.0f", source.headingsPerSecond) + "/s, \(source.headings) headings, \(source.errors) errors, \(fault)"
             )
             if let calibration = source.calibration { lines.append("      calibration: \(calibration.summary)") }
+            if let deviation = source.deviation { lines.append("      deviation: \(deviation)") }
         }
         lines.append("Faults        :" + (report.faults.isEmpty ? " none" : ""))
         for fault in report.faults { lines.append("    \(fault.source): \(fault.code): \(fault.reason) (for \(duration(report.time - fault.since)))") }

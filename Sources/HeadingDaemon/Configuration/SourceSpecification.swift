@@ -41,6 +41,9 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
     let kind: Kind
     /// How its sensor is installed.
     let installation: HeadingProcessor.Installation
+    /// Whether its deviation card is learned while headingd runs (`deviation=learn`), against a
+    /// true source beside it.
+    private(set) var learnsDeviation = false
     /// The parameters as given, after `?`, for ``description``.
     private let parameters: String?
     /// The text before the parameters, as given: a stream's URL.
@@ -55,7 +58,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
         + "'serial:///dev/ttyUSB0[?baud=4800|…|auto]', 'tcp://HOST:PORT[?no_data_timeout=SECONDS]', 'udp://[ADDRESS]:PORT', 'stdin:' "
         + "'exec:/path/to/driver[?args=ARG,ARG]' (each with '&format=ubx|actisense|ydraw'), 'socketcan://INTERFACE', "
         + "or 'iio:[//DEVICE][?accel=DEVICE&gyro=DEVICE&rate=HZ&orientation=…]', "
-        + "optionally followed by '?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,…' "
+        + "optionally followed by '?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,…|learn' "
         + "and, for replays and the last six, '&talker=HE,…&sentences=HDT,…&device=ADDRESS|NAME'"
 
     /// How the stream sources' URLs begin.
@@ -106,6 +109,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
         }
         var offset = 0.0, smoothing = 0.0
         var table: DeviationTable?
+        var learnsDeviation = false
         var talkers: [String]?, sentences: [String]?
         var device = NMEA2000DeviceSelection.firstHeard
         var streamParameters: [String] = []
@@ -155,6 +159,8 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
                     return .failure(SettingError("source parameter smoothing must be between 0 and 3600 seconds, not '\(parts[1])'"))
                 }
                 smoothing = value
+            case "deviation" where parts[1] == "learn":
+                learnsDeviation = true
             case "deviation":
                 var entries: [(heading: Double, deviation: Double)] = []
                 for point in parts[1].split(separator: ",") {
@@ -196,6 +202,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             parameters: parameters.map(String.init)
         )
         specification.given = String(base)
+        specification.learnsDeviation = learnsDeviation
         specification.selection = NMEASentenceSelection(talkers: talkers ?? [], sentences: sentences ?? [], device: device)
         return .success(specification)
     }

@@ -1,6 +1,7 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import HeadingKit
 import HeadingOutputs
 import HeadingKitGPSD
@@ -39,6 +40,8 @@ struct HeadingPipeline {
     let fanOut: HeadingFanOut
     /// Prints headings on standard output, and faults and notices on standard error.
     let log: StdoutHeadingLog
+    /// The deviation cards learned while it runs (`deviation=learn`), by source name.
+    let deviationLearners: [String: DeviationLearner]
 
     /// Builds the pipeline; nothing runs until ``run(reloader:notifySocket:logger:)``.
     /// - Parameters:
@@ -61,6 +64,15 @@ struct HeadingPipeline {
             delivery: .immediate
         )
         bridge = HeadingNotificationBridge(processor: processor, center: .heading)
+        var learners: [String: DeviationLearner] = [:]
+        for (index, specification) in settings.sources.enumerated() where specification.learnsDeviation {
+            let name = sources[index].name
+            learners[name] = DeviationLearner(
+                source: name, index: index, processor: processor, position: settings.position,
+                stateDirectory: ProcessInfo.processInfo.environment["STATE_DIRECTORY"], logger: logger
+            )
+        }
+        deviationLearners = learners
         // Only a lone flat-out replay batches its output; a live source beside it must not wait for a block.
         let isFlatOutReplay = sources.count == 1 && sources.first is ReplayHeadingSource && settings.replaySpeed.speed == .flatOut
         log = StdoutHeadingLog(
@@ -85,6 +97,13 @@ struct HeadingPipeline {
         defer { stage?.cancel() }
         processor.start()
         defer { processor.stop() }
+        // Before the proxies are enabled (a service of the group): the learners hear every heading.
+        let learning = proxies.indices.flatMap { index in
+            deviationLearners[proxies[index].source.name].map { learner in
+                learner.attach(compass: proxies[index], others: proxies.indices.filter { $0 != index }.map { proxies[$0] })
+            } ?? []
+        }
+        defer { learning.forEach { $0.cancel() } }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services(reloader: reloader, notifySocket: notifySocket, shutdown: shutdown),

@@ -80,7 +80,10 @@ struct PipelineRunner: Sendable {
                 let calibrations = pipeline.proxies.reduce(into: [String: any CalibrationReporting]()) { all, proxy in
                     if let reporting = proxy.source as? any CalibrationReporting { all[proxy.source.name] = reporting }
                 }
-                board.configure(sources: pipeline.proxies.map(\.source.name), staleAfter: current.staleAfter, calibrations: calibrations)
+                board.configure(
+                    sources: pipeline.proxies.map(\.source.name), staleAfter: current.staleAfter, calibrations: calibrations,
+                    deviations: pipeline.deviationLearners
+                )
             }
             let statusCounting = current.statusEnabled ? pipeline.proxies.map(board.count) : []
             let statusObservation = current.statusEnabled ? board.observe(fanOut) : nil

@@ -41,6 +41,7 @@ final class StatusBoard: Sendable {
         var staleAfter: Double = 2
         /// The sources that state a calibration, by name.
         var calibrations: [String: any CalibrationReporting] = [:]
+        var deviations: [String: DeviationLearner] = [:]
     }
 
     /// The fault codes that say a source delivers nothing until it recovers; the others
@@ -72,10 +73,14 @@ final class StatusBoard: Sendable {
 
     /// Starts a pipeline's run: its sources, in order, and its stale time. Sources that are no
     /// longer configured are forgotten; those that stay keep their counts.
-    func configure(sources: [String], staleAfter: Double, calibrations: [String: any CalibrationReporting] = [:], at now: Date = Date()) {
+    func configure(
+        sources: [String], staleAfter: Double, calibrations: [String: any CalibrationReporting] = [:], deviations: [String: DeviationLearner] = [:],
+        at now: Date = Date()
+    ) {
         state.withLock { state in
             state.order = sources
             state.calibrations = calibrations
+            state.deviations = deviations
             state.staleAfter = staleAfter
             state.sources = state.sources.filter { sources.contains($0.key) }
             for name in sources where state.sources[name] == nil {
@@ -187,7 +192,8 @@ final class StatusBoard: Sendable {
                 return StatusReport.Source(
                     name: name, state: shown, secondsInState: max(0, now.timeIntervalSince(since)), steering: state.steering == name,
                     headingsPerSecond: rate, headings: source.headings, errors: source.errors, lastFault: source.lastFault,
-                    calibration: state.calibrations[name]?.calibrationStatus.map { StatusReport.Calibration($0, at: now) }
+                    calibration: state.calibrations[name]?.calibrationStatus.map { StatusReport.Calibration($0, at: now) },
+                    deviation: state.deviations[name]?.status
                 )
             }
             let headingState: StatusReport.HeadingState

@@ -53,7 +53,7 @@ enum StatusPage {
         </section>
         <section aria-labelledby="sources-title">
         <h2 id="sources-title">Sources</h2>
-        <table><thead><tr><th>source</th><th>state</th><th>for</th><th>/s</th><th>errors</th><th>calibration</th><th>last fault</th></tr></thead>
+        <table><thead><tr><th>source</th><th>state</th><th>for</th><th>/s</th><th>errors</th><th>calibration / deviation</th><th>last fault</th></tr></thead>
         <tbody id="sources"></tbody></table>
         </section>
         <section aria-labelledby="faults-title">
@@ -188,7 +188,7 @@ enum StatusPage {
               cell(row, duration(s.secondsInState));
               cell(row, fmt(s.headingsPerSecond, 0));
               cell(row, String(s.errors));
-              cell(row, !s.calibration ? "—" : s.calibration.state !== "calibrated" ? "none"
+              cell(row, s.deviation ? "deviation " + s.deviation : !s.calibration ? "—" : s.calibration.state !== "calibrated" ? "none"
                 : s.calibration.mode + ", about " + fmt(s.calibration.headingErrorDegrees, 1) + "°, " + duration(s.calibration.ageSeconds) + " old" + (s.calibration.refining ? ", refining" : ""));
               cell(row, s.lastFault ? s.lastFault.code + ": " + s.lastFault.reason : "—");
               sources.appendChild(row);

@@ -67,6 +67,8 @@ struct StatusReport: Codable, Sendable, Equatable {
         var lastFault: Fault?
         /// A magnetometer's calibration (IIO sources); absent for the others.
         var calibration: Calibration?
+        /// The deviation card learned for it (`deviation=learn`): learning, or applied; absent for the others.
+        var deviation: String?
     }
 
     /// A magnetometer's calibration, as ``CalibrationStatus`` states it.

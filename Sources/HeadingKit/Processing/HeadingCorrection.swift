@@ -8,7 +8,7 @@ import Foundation
 /// smoothing on the circle. Pure: one value per source, inside ``HeadingProcessor``.
 struct HeadingCorrection: Sendable {
     /// How the sensor is installed.
-    let installation: HeadingProcessor.Installation
+    private(set) var installation: HeadingProcessor.Installation
     private var trueSmoother: HeadingSmoother
     private var magneticSmoother: HeadingSmoother
 
@@ -24,6 +24,11 @@ struct HeadingCorrection: Sendable {
     /// `heading`: the device gave only one of true and magnetic, and no variation.
     static func needsModelVariation(_ heading: Heading) -> Bool {
         heading.magneticVariation == nil && (heading.trueHeading == nil) != (heading.magneticHeading == nil)
+    }
+
+    /// Replaces the deviation card (one learned at sea); the smoothing goes on.
+    mutating func setDeviationTable(_ table: DeviationTable?) {
+        installation.deviationTable = table
     }
 
     /// Starts smoothing afresh, after a gap in the sensor's headings.

@@ -85,6 +85,12 @@ extension HeadingProcessor {
             filter = HeadingFilter(minimumChange: configuration.headingFilter)
         }
 
+        /// Replaces source `index`'s deviation card.
+        mutating func setDeviationTable(_ table: DeviationTable?, forSourceAt index: Int) {
+            guard sources.indices.contains(index) else { return }
+            sources[index].correction.setDeviationTable(table)
+        }
+
         /// The name of the source whose headings are delivered, if any has delivered yet.
         var activeSourceName: String? { active.map { sources[$0].name } }
 

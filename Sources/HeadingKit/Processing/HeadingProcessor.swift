@@ -155,6 +155,17 @@ public final class HeadingProcessor: @unchecked Sendable {
     /// The name of the source headings are delivered from, once one has delivered.
     public var activeSourceName: String? { lock.withLock { core.activeSourceName } }
 
+    /// Replaces the deviation card of the source at `index` (in the order of the inputs) while the
+    /// processor runs — a card learned at sea (headingd's `deviation=learn`, or a
+    /// ``DeviationFitter`` of your own): the source's next magnetic headings are corrected with it.
+    /// An index out of range does nothing.
+    /// - Parameters:
+    ///   - table: The new card; `nil` for none.
+    ///   - index: The source's index among the inputs.
+    public func setDeviationTable(_ table: DeviationTable?, forSourceAt index: Int) {
+        lock.withLock { core.setDeviationTable(table, forSourceAt: index) }
+    }
+
     /// Starts listening to the proxies (enable them after, so nothing is missed). Calling it while started does nothing.
     public func start() {
         let indices: Range<Int>? = lock.withLock {

@@ -1,0 +1,201 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKit
+import Logging
+import Synchronization
+
+#if canImport(Combine)
+import Combine
+#else
+@preconcurrency import OpenCombine
+#endif
+
+/// A compass's deviation card learned while headingd runs (`deviation=learn`, issue 40): its raw
+/// headings (before any card) and a true source's beside it — the first other source heard giving
+/// a true heading that is neither a compass's nor a course over ground — go to a
+/// ``DeviationFitter`` (true minus the variation: the reference's own, else the World Magnetic
+/// Model's at its position or `[processing] position`). Every ``refitInterval`` compass headings
+/// it fits; a card that covers the circle (``DeviationFitter/Configuration/minimumSectors``) with
+/// a residual of at most ``maximumResidual`` is applied to the running processor when it differs
+/// from the one applied by 0.3° or more somewhere, logged, and kept in the state directory, from
+/// where the next start applies it at once.
+///
+/// Bounded: the fitter keeps ``maximumSamples`` headings of each kind, then starts afresh (the card
+/// applied stays). A fit runs on the compass's delivering thread, every ``refitInterval``
+/// headings (a sort of at most ``maximumSamples``: milliseconds).
+final class DeviationLearner: Sendable {
+    /// Compass headings between two fits.
+    static let refitInterval = 300
+    /// The largest RMS residual of a card applied, degrees.
+    static let maximumResidual = 1.5
+    /// Headings kept of each kind.
+    static let maximumSamples = 100_000
+
+    /// What is kept in the state directory.
+    struct Kept: Codable {
+        var source: String
+        var curve: DeviationCurve
+        var residual: Double
+        var coverage: Double
+        var pairs: Int
+        var learnedAt: Date
+    }
+
+    private struct State {
+        var fitter = DeviationFitter(configuration: DeviationLearner.fitterConfiguration)
+        var sinceFit = 0
+        var reference: String?
+        var applied: DeviationCurve?
+        var status = "learning: no pairs yet"
+        var lastRefusal: String?
+    }
+
+    private static var fitterConfiguration: DeviationFitter.Configuration {
+        var configuration = DeviationFitter.Configuration()
+        configuration.maximumSamples = maximumSamples
+        return configuration
+    }
+
+    /// The compass's name.
+    let source: String
+    private let index: Int
+    private let processor: HeadingProcessor
+    private let position: GeographicPosition?
+    private let file: String?
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    /// A learner for the compass at `index`, applying to `processor`; a card kept for it is applied at once.
+    /// - Parameters:
+    ///   - source: The compass's name.
+    ///   - index: Its index among the processor's inputs.
+    ///   - processor: Where the card is applied.
+    ///   - position: The position for the model's variation when the reference gives none.
+    ///   - stateDirectory: Where the card is kept (`$STATE_DIRECTORY`); `nil` for nowhere.
+    ///   - logger: Where each change is logged.
+    init(source: String, index: Int, processor: HeadingProcessor, position: GeographicPosition?, stateDirectory: String?, logger: Logger) {
+        self.source = source
+        self.index = index
+        self.processor = processor
+        self.position = position
+        self.logger = logger
+        file = stateDirectory.flatMap { $0.split(separator: ":").first }.map { directory in
+            // One file per source, named by a digest of its name (a URL is no file name).
+            let digest = source.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+            return "\(directory)/deviation-\(String(digest, radix: 16)).json"
+        }
+        if let file, let data = FileManager.default.contents(atPath: file), data.count < 65536 {
+            if let kept = try? JSONDecoder().decode(Kept.self, from: data), kept.source == source, kept.curve.isPlausible {
+                apply(kept.curve)
+                state.withLock {
+                    $0.applied = kept.curve
+                    $0.status = String(format: "applied (kept from %@): residual %.2f°, %.0f %% covered; learning on", "\(kept.learnedAt)", kept.residual, kept.coverage * 100)
+                }
+                logger.notice("\(source): the deviation card learned \(kept.learnedAt) applied from \(file): \(kept.curve.parameter())")
+            } else {
+                logger.error("\(DamagedFile.setAside(file, found: "\(source): \(file) holds no deviation card (damaged?)", then: "learning afresh"))")
+            }
+        }
+    }
+
+    /// What it is doing, for the status report.
+    var status: String { state.withLock { $0.status } }
+
+    /// Hears the compass and the other sources until the returned values are cancelled.
+    /// - Parameters:
+    ///   - compass: The compass's proxy.
+    ///   - others: The other sources' proxies, in order: the reference is the first heard giving a true heading.
+    func attach(compass: HeadingProxy, others: [HeadingProxy]) -> [AnyCancellable] {
+        [compass.publisher.sink { [self] event in if case .heading(let heading) = event { hearCompass(heading) } }]
+            + others.map { proxy in
+                let name = proxy.source.name
+                return proxy.publisher.sink { [self] event in if case .heading(let heading) = event { hearReference(heading, from: name) } }
+            }
+    }
+
+    private func hearReference(_ heading: Heading, from name: String) {
+        guard let truth = heading.trueHeading, heading.kind != .courseOverGround, heading.kind != .compass, heading.kind != .simulated else { return }
+        let variation = heading.magneticVariation ?? (heading.position ?? position).map {
+            WorldMagneticModel.wmm2025.field(latitude: $0.latitude, longitude: $0.longitude, at: heading.timestamp).declination
+        }
+        guard let variation else { return }
+        state.withLock { state in
+            if state.reference == nil { state.reference = name }
+            guard state.reference == name else { return }
+            state.fitter.addReference(truth - variation, at: heading.timestamp.timeIntervalSince1970)
+        }
+    }
+
+    private func hearCompass(_ heading: Heading) {
+        // The raw heading: the proxy's, before the processor applies any card.
+        guard let magnetic = heading.magneticHeading, heading.deviation == nil else { return }
+        let due = state.withLock { state -> DeviationFitter? in
+            if state.fitter.compassCount >= Self.maximumSamples || state.fitter.referenceCount >= Self.maximumSamples {
+                state.fitter = DeviationFitter(configuration: Self.fitterConfiguration)
+            }
+            state.fitter.addCompass(magnetic, at: heading.timestamp.timeIntervalSince1970)
+            state.sinceFit += 1
+            guard state.sinceFit >= Self.refitInterval, state.reference != nil else { return nil }
+            state.sinceFit = 0
+            return state.fitter
+        }
+        guard var fitter = due else { return }
+        do {
+            let fit = try fitter.fit()
+            consider(fit)
+        } catch {
+            let missing = "\(error)"
+            state.withLock { state in
+                state.status = state.applied == nil ? "learning: \(missing)" : "applied; learning on: \(missing)"
+                state.lastRefusal = missing
+            }
+        }
+    }
+
+    private func consider(_ fit: DeviationFitter.Fit) {
+        let reference = state.withLock { $0.reference } ?? "?"
+        let summary = String(format: "residual %.2f°, %.0f %% covered, %d pairs", fit.residual, fit.coverage * 100, fit.pairs)
+        guard fit.residual <= Self.maximumResidual, fit.curve.isPlausible else {
+            state.withLock { $0.status = "learning: the last fit is not good enough (\(summary); at most \(Self.maximumResidual)° RMS)" }
+            return
+        }
+        let changed = state.withLock { state -> Bool in
+            let differs = state.applied.map { applied in
+                stride(from: 0.0, to: 360, by: 15).contains { abs(applied.deviation(at: $0) - fit.curve.deviation(at: $0)) >= 0.3 }
+            } ?? true
+            if differs { state.applied = fit.curve }
+            state.status = "applied: \(summary), against \(reference)"
+            return differs
+        }
+        guard changed else { return }
+        apply(fit.curve)
+        logger.notice(
+            "\(source): deviation card learned against \(reference) (\(summary); A \(Self.format(fit.curve.a)) B \(Self.format(fit.curve.b)) C \(Self.format(fit.curve.c)) D \(Self.format(fit.curve.d)) E \(Self.format(fit.curve.e))): applied; \(fit.curve.parameter())"
+        )
+        guard let file else { return }
+        do {
+            let kept = Kept(source: source, curve: fit.curve, residual: fit.residual, coverage: fit.coverage, pairs: fit.pairs, learnedAt: Date())
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try encoder.encode(kept).write(to: URL(fileURLWithPath: file), options: .atomic)
+        } catch {
+            logger.warning("\(source): cannot keep the deviation card in \(file): \(error.localizedDescription)")
+        }
+    }
+
+    private func apply(_ curve: DeviationCurve) {
+        let entries = curve.card().map { (heading: $0.heading, deviation: $0.deviation) }
+        processor.setDeviationTable(try? DeviationTable(entries), forSourceAt: index)
+    }
+
+    private static func format(_ value: Double) -> String { String(format: "%+.2f°", value) }
+}
+
+extension DeviationCurve {
+    /// Whether a kept or fitted curve may be applied: finite, and within what a compass's deviation is (±30°).
+    var isPlausible: Bool {
+        [a, b, c, d, e].allSatisfy(\.isFinite) && stride(from: 0.0, to: 360, by: 15).allSatisfy { abs(deviation(at: $0)) <= 30 }
+    }
+}
