@@ -146,5 +146,16 @@ struct HeadingdDeviationTests {
         #expect((first?["deviation"] as? String)?.hasPrefix("applied (kept from") == true, "\(status)")
         again.send(SIGTERM)
         #expect(await again.waitForExit(timeout: .seconds(5)))
+
+        // A damaged card is set aside, never a reason to stop: learned afresh.
+        let kept = state.appendingPathComponent(try #require(files.first)).path
+        try Data("{\"source\": 7".utf8).write(to: URL(fileURLWithPath: kept))
+        let damaged = DaemonProcess(arguments: sources + ["--speed", "max", "--format", "json"], environment: ["STATE_DIRECTORY": state.path])
+        try damaged.start()
+        #expect(await damaged.waitForExit(timeout: .seconds(60)))
+        #expect(damaged.terminationStatus == 0)
+        #expect(damaged.errors.contains("holds no deviation card (damaged?): moved aside to"), "stderr: \(damaged.errors)")
+        #expect(damaged.errors.contains("deviation card learned against"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state.path).contains { $0.contains(".damaged-") })
     }
 }
