@@ -184,7 +184,7 @@ final class HeadingMetrics: Sendable {
         let name = proxy.source.name
         let metrics = source(name)
         // Live sources stamp headings with the time their bytes were read; a replay's carry the recording's.
-        if proxy.source is NMEA0183HeadingSource || proxy.source is GPSDHeadingSource {
+        if proxy.source is StreamHeadingSource || proxy.source is GPSDHeadingSource {
             state.withLock { _ = $0.liveSources.insert(name) }
         }
         if let reporting = proxy.source as? any CalibrationReporting {

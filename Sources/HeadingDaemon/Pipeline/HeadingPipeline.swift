@@ -112,7 +112,7 @@ struct HeadingPipeline {
         )
         try await shutdown.run(group)
         for case let gpsd as GPSDHeadingSource in sources { await gpsd.waitUntilStopped() }
-        for case let stream as NMEA0183HeadingSource in sources { await stream.feed.waitUntilStopped() }
+        for case let stream as StreamHeadingSource in sources { await stream.feed.waitUntilStopped() }
     }
 
     /// The consumers and the stages that run, in start order; they shut down in reverse, so the

@@ -28,7 +28,7 @@ struct ReplayWatcher: Service {
         if let replay = source as? ReplayHeadingSource {
             return { await replay.waitUntilFinished().outcome != .stopped }
         }
-        if let stream = source as? NMEA0183HeadingSource, stream.feed.configuration.endpoint.transport == .standardInput {
+        if let stream = source as? StreamHeadingSource, stream.feed.configuration.endpoint.transport == .standardInput {
             let feed = stream.feed
             return { await feed.waitUntilEnded() }
         }

@@ -49,7 +49,7 @@ extension SourceSpecification {
                 )
             )
         case .stream(let endpoint, let selection):
-            NMEA0183HeadingSource(
+            StreamHeadingSource(
                 feed: Self.feed(for: endpoint, in: &feeds, logger: logger),
                 configuration: .init(
                     selection: selection, minimumCourseSpeed: settings.minimumCourseSpeed, requiresChecksum: settings.requiresChecksum,

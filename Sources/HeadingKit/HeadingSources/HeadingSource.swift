@@ -57,7 +57,7 @@ public protocol HeadingSourceDelegate: AnyObject, Sendable {
     /// `locationManager(_:didUpdateLocations:)`.
     ///
     /// Only a source that reads faster than they were measured reports this way: a replay flat
-    /// out, or an ``NMEA0183HeadingSource`` that received several sentences in one read (a feed
+    /// out, or an ``StreamHeadingSource`` that received several sentences in one read (a feed
     /// flushed after a pause, a recording piped in). A sentence that arrives on its own is
     /// reported on its own, at once. A fault or an authorization change is
     /// never inside a batch: the headings before it come first. The default implementation calls

@@ -7,7 +7,7 @@ import Synchronization
 import NMEA2000
 
 /// One NMEA 0183 stream — a serial line, a TCP feed, UDP datagrams or standard input — read once
-/// by a thread of its own, however many ``NMEA0183HeadingSource``s take their sentences from it.
+/// by a thread of its own, however many ``StreamHeadingSource``s take their sentences from it.
 ///
 /// A multiplexer carries a gyro (`HE`), a fluxgate (`HC`) and a GNSS (`GP`) on one socket: give
 /// one feed to three sources, each selecting its instrument, and the socket is opened once. The

@@ -11,13 +11,13 @@ import Glibc
 import Darwin
 #endif
 
-/// Headings straight from the instruments: NMEA 0183 from a serial line, a TCP feed, UDP
-/// datagrams or standard input, read by an ``NMEAFeed``, decoded by the same line decoder as a
+/// Headings straight from the instruments' streams: NMEA 0183 (and NMEA 2000, below) from a
+/// serial line, a TCP feed, UDP datagrams, standard input or a CAN interface, read by an ``NMEAFeed``, decoded by the same line decoder as a
 /// replay (``HeadingLineDecoder``), so every sentence HeadingKit knows is read the same way
 /// whatever carries it.
 ///
 /// ```swift
-/// let gyro = NMEA0183HeadingSource(endpoint: try NMEAStreamEndpoint(parsing: "serial:///dev/ttyUSB0?baud=4800"))
+/// let gyro = StreamHeadingSource(endpoint: try NMEAStreamEndpoint(parsing: "serial:///dev/ttyUSB0?baud=4800"))
 /// ```
 ///
 /// Several sources may share one feed, each taking its own instrument's sentences
@@ -45,7 +45,7 @@ import Darwin
 /// ``HeadingFault/Code/permissionDenied`` fault, then ``HeadingAuthorizationStatus/denied``,
 /// when asked and whenever an open is refused; a transport that opens is
 /// ``HeadingAuthorizationStatus/authorized``. Headings are stamped with the time they were received.
-public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCountingSource {
+public final class StreamHeadingSource: HeadingSource, NMEAFeedTap, LineCountingSource {
     /// What to take from the feed, and how.
     public struct Configuration: Sendable, Hashable {
         /// Which sentences this source takes. Default: all.
@@ -372,3 +372,8 @@ public final class NMEA0183HeadingSource: HeadingSource, NMEAFeedTap, LineCounti
         for calm in calmed { feed.configuration.logger.notice("\(calm)") }
     }
 }
+
+/// The stream source's name before it read NMEA 2000 too: code written against it compiles
+/// unchanged (with a warning pointing at the new name).
+@available(*, deprecated, renamed: "StreamHeadingSource")
+public typealias NMEA0183HeadingSource = StreamHeadingSource
