@@ -85,7 +85,7 @@ public struct HeadingLineDecoder: Sendable {
     /// Whether an NMEA sentence without a checksum is refused (a complete one is accepted otherwise).
     public let requiresChecksum: Bool
 
-    private var dayStart: Double?
+    var dayStart: Double?
     private var lastTime: Double?
     private var deviceTime: Date?
     private var lastAttitudeSentenceLine = Int.min / 2
@@ -94,15 +94,15 @@ public struct HeadingLineDecoder: Sendable {
     /// The last NMEA course, with the recording time it was read at: RMC and VTG of one fix say the same.
     private var lastCourse: (time: Double?, reading: HeadingReading)?
     /// The position of the last valid fix.
-    private var lastPosition: GeographicPosition?
+    var lastPosition: GeographicPosition?
     /// The last magnetic variation the device sent.
-    private var lastVariation: Double?
+    var lastVariation: Double?
     /// Which NMEA 2000 device's headings are taken, from CAN frames and recordings.
     public let nmea2000Device: NMEA2000DeviceSelection
     /// The NMEA 2000 state, made at the first CAN frame or line: joins, devices, the chosen one.
-    private var nmea2000: NMEA2000Decoding?
+    var nmea2000: NMEA2000Decoding?
     /// The lines decoded so far, by result (kept across ``restart()``).
-    package private(set) var lineCounts = LineCounts()
+    package internal(set) var lineCounts = LineCounts()
 
     /// Creates a decoder for one recording.
     /// - Parameters:
@@ -268,102 +268,6 @@ public struct HeadingLineDecoder: Sendable {
         deliver(reading, receivedAt: receivedAt)
     }
 
-    // MARK: NMEA 2000
-
-    /// Decodes one CAN frame (from SocketCAN): the chosen device's heading, or context.
-    /// - Parameters:
-    ///   - frame: The frame.
-    ///   - receivedAt: When it was received (the kernel's timestamp where there is one).
-    public mutating func decode(frame: CANFrame, receivedAt: Date) -> Output {
-        var state = takeNMEA2000()
-        defer { nmea2000 = state }
-        let output = apply(state.reader.read(frame), number: 0, receivedAt: receivedAt)
-        lineCounts.count(output.report)
-        return output
-    }
-
-    /// Decodes one whole NMEA 2000 message (from an Actisense NGT-1, which joins fast packets itself).
-    /// - Parameters:
-    ///   - message: The message.
-    ///   - receivedAt: When it was received.
-    public mutating func decode(message: NMEA2000Message, receivedAt: Date) -> Output {
-        var state = takeNMEA2000()
-        defer { nmea2000 = state }
-        let output = apply(state.reader.read(message), number: 0, receivedAt: receivedAt)
-        lineCounts.count(output.report)
-        return output
-    }
-
-    /// A line for the log about the NMEA 2000 device headings are taken from (which one, its NAME
-    /// and model once learnt), once each; `nil` when there is nothing new.
-    public mutating func takeDeviceNotice() -> String? {
-        nmea2000?.reader.takeNotice()
-    }
-
-    /// The NMEA 2000 devices heard, by address; empty before the first CAN frame.
-    public var nmea2000Devices: [NMEA2000HeadingReader.Device] { nmea2000?.reader.knownDevices ?? [] }
-
-    /// The NMEA 2000 state, taken out of `self` so that it is mutated in place, not copied.
-    private mutating func takeNMEA2000() -> NMEA2000Decoding {
-        defer { nmea2000 = nil }
-        return nmea2000 ?? NMEA2000Decoding(selection: nmea2000Device)
-    }
-
-    private mutating func decodeCANLine(
-        _ line: UnsafeBufferPointer<UInt8>, format: CANTextFormat, number: Int, receivedAt: Date
-    ) -> Output {
-        var state = takeNMEA2000()
-        defer { nmea2000 = state }
-        let decoded: (content: CANTextLineDecoder.Content, time: CANTextLineDecoder.Time?)
-        do throws(CANTextLineDecoder.LineError) {
-            decoded = try state.text.decode(line, format: format)
-        } catch {
-            return skipped(.malformed("\(format.rawValue) line: \(error.reason)"), number: number, receivedAt: receivedAt)
-        }
-        var recordingTime: Double?
-        switch decoded.time {
-        case .date(let seconds): recordingTime = observe(.date(secondsSince1970: seconds))
-        case .timeOfDay(let seconds): recordingTime = observe(.timeOfDay(seconds: seconds))
-        case nil: break
-        }
-        var output: Output
-        switch decoded.content {
-        case .frame(let frame):
-            output = apply(state.reader.read(frame), number: number, receivedAt: receivedAt)
-        case .message(let priority, let pgn, let source, let destination, _):
-            let result = state.text.withPayload { payload in
-                state.reader.read(NMEA2000Message(priority: priority, pgn: pgn, source: source, destination: destination, payload: payload))
-            }
-            output = apply(result, number: number, receivedAt: receivedAt)
-        }
-        if output.recordingTime == nil { output.recordingTime = recordingTime }
-        return output
-    }
-
-    private mutating func apply(_ result: NMEA2000HeadingReader.Output, number: Int, receivedAt: Date) -> Output {
-        switch result {
-        case .none:
-            return Output()
-        case .heading(let reading):
-            return Output(report: deliver(reading, receivedAt: receivedAt))
-        case .course(let reading, let speed):
-            guard speed >= minimumCourseSpeed else { return Output() }
-            return Output(report: .heading(heading(from: reading, receivedAt: receivedAt)))
-        case .position(let position):
-            lastPosition = position
-        case .variation(let variation, _):
-            lastVariation = variation
-        case .time(let seconds):
-            // The bus's date: a YD RAW line's time of day is on this day.
-            if dayStart == nil { dayStart = (seconds / 86_400).rounded(.down) * 86_400 }
-        case .headingError(let reason):
-            return Output(report: alarm(.outOfRange, reason, number: number, receivedAt: receivedAt))
-        case .dropped(let reason):
-            return Output(report: .fault(HeadingFault(code: .malformedInput, source: sourceName, reason: reason, location: location(number), timestamp: timestamp(receivedAt))))
-        }
-        return Output()
-    }
-
     // MARK: NMEA
 
     private mutating func decodeSentence(_ report: NMEAReport, number: Int, receivedAt: Date) -> Output {
@@ -441,7 +345,7 @@ public struct HeadingLineDecoder: Sendable {
 
     // MARK: Shared
 
-    private mutating func deliver(_ reading: HeadingReading, receivedAt: Date) -> HeadingSourceReport {
+    mutating func deliver(_ reading: HeadingReading, receivedAt: Date) -> HeadingSourceReport {
         isAlarmActive = false
         if let variation = reading.magneticVariation { lastVariation = variation }
         return .heading(heading(from: reading, receivedAt: receivedAt))
@@ -449,13 +353,13 @@ public struct HeadingLineDecoder: Sendable {
 
     /// The heading a reading becomes: stamped, named, with the last fix's position and, when the
     /// reading has none of its own, the last variation the device sent.
-    private func heading(from reading: HeadingReading, receivedAt: Date) -> Heading {
+    func heading(from reading: HeadingReading, receivedAt: Date) -> Heading {
         var reading = reading
         if reading.magneticVariation == nil { reading.magneticVariation = lastVariation }
         return reading.heading(at: timestamp(receivedAt), sourceName: keptSourceName, position: lastPosition)
     }
 
-    private mutating func alarm(_ code: HeadingFault.Code, _ reason: String, number: Int, receivedAt: Date) -> HeadingSourceReport? {
+    mutating func alarm(_ code: HeadingFault.Code, _ reason: String, number: Int, receivedAt: Date) -> HeadingSourceReport? {
         guard !isAlarmActive else { return nil }
         isAlarmActive = true
         return .fault(
@@ -466,7 +370,7 @@ public struct HeadingLineDecoder: Sendable {
         )
     }
 
-    private func skipped(_ error: LineDecodingError, number: Int, receivedAt: Date) -> Output {
+    func skipped(_ error: LineDecodingError, number: Int, receivedAt: Date) -> Output {
         let fault = HeadingFault(
             code: error.code, source: sourceName, reason: error.reason, location: location(number),
             timestamp: timestamp(receivedAt)
@@ -474,16 +378,16 @@ public struct HeadingLineDecoder: Sendable {
         return Output(report: .fault(fault), isSkipped: true)
     }
 
-    private func timestamp(_ receivedAt: Date) -> Date {
+    func timestamp(_ receivedAt: Date) -> Date {
         timestamping == .recording ? deviceTime ?? receivedAt : receivedAt
     }
 
-    private func location(_ number: Int) -> HeadingFault.InputLocation? {
+    func location(_ number: Int) -> HeadingFault.InputLocation? {
         path.map { HeadingFault.InputLocation(path: $0, line: number) }
     }
 
     /// Records a time from the recording; returns it in seconds for pacing.
-    private mutating func observe(_ time: NMEAReport.Time) -> Double {
+    mutating func observe(_ time: NMEAReport.Time) -> Double {
         switch time {
         case .date(let seconds):
             dayStart = (seconds / 86_400).rounded(.down) * 86_400
@@ -497,19 +401,9 @@ public struct HeadingLineDecoder: Sendable {
         }
     }
 
-    private mutating func setTime(_ seconds: Double) -> Double {
+    mutating func setTime(_ seconds: Double) -> Double {
         lastTime = seconds
         deviceTime = Date(timeIntervalSince1970: seconds)
         return seconds
-    }
-}
-
-/// A decoder's NMEA 2000 state: the text framings' reader and the bus reader.
-private struct NMEA2000Decoding: Sendable {
-    var text = CANTextLineDecoder()
-    var reader: NMEA2000HeadingReader
-
-    init(selection: NMEA2000DeviceSelection) {
-        reader = NMEA2000HeadingReader(selection: selection)
     }
 }

@@ -1,0 +1,208 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+public import Logging
+import Synchronization
+import NMEA2000
+
+/// One reader thread's work: open, read, split into lines, hand them over, reopen — until its signal.
+struct NMEAFeedReader: Sendable {
+    let configuration: NMEAFeed.Configuration
+    let signal: StopSignal
+    let feed: NMEAFeed
+
+    var threadName: String {
+        switch configuration.endpoint.transport {
+        case .serial(let path, _): "nmea:\(path.split(separator: "/").last ?? "")"
+        case .tcp(_, let port): "nmea:tcp\(port)"
+        case .udp(_, let port): "nmea:udp\(port)"
+        case .standardInput: "nmea:stdin"
+        case .childProcess(let path, _): "nmea:\(path.split(separator: "/").last ?? "")"
+        case .socketCAN(let interface): "n2k:\(interface)"
+        }
+    }
+
+    private var milliseconds: Int32 {
+        let timeout = configuration.readTimeout.components
+        return Int32(clamping: timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
+    }
+
+    func run() {
+        var backoff = configuration.backoff
+        var generator = SystemRandomNumberGenerator()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+        defer { buffer.deallocate() }
+        var announcedFailure: String?
+        while !signal.isStopped {
+            let failure: ByteStreamFailure
+            do throws(ByteStreamFailure) {
+                let stream = try open()
+                defer { stream.close() }
+                announcedFailure = nil
+                configuration.logger.notice("\(configuration.endpoint): open")
+                for tap in feed.taps { tap.feedOpened(at: .now) }
+                failure = read(stream, into: buffer, backoff: &backoff)
+            } catch {
+                failure = error
+            }
+            guard !signal.isStopped else { return }
+            if failure.isFinal {
+                for tap in feed.taps { tap.feedFailed(failure, retryIn: nil) }
+                configuration.logger.notice("\(configuration.endpoint): \(failure.reason)")
+                feed.ended()
+                // Nothing more will come: wait for the stop, still ticking the sources' timers.
+                while !signal.wait(seconds: 0.25) { for tap in feed.taps { tap.feedTick(at: .now) } }
+                return
+            }
+            let delay = backoff.nextDelay(using: &generator)
+            for tap in feed.taps { tap.feedFailed(failure, retryIn: delay) }
+            if announcedFailure != failure.reason {
+                configuration.logger.notice("\(configuration.endpoint): \(failure.reason); retrying")
+                announcedFailure = failure.reason
+            }
+            signal.wait(seconds: delay)
+        }
+    }
+
+    private func open() throws(ByteStreamFailure) -> any ByteStream {
+        switch configuration.endpoint.transport {
+        case .serial(let path, let baud):
+            switch baud {
+            case .fixed(let rate): return try SerialLineStream(path: path, baud: rate, writable: configuration.endpoint.framing == .actisense)
+            case .automatic: return try probe(path)
+            }
+        case .tcp(let host, let port):
+            return try TCPClientStream(host: host, port: port, timeout: configuration.connectTimeout, signal: signal)
+        case .udp(let address, let port):
+            return try UDPListenerStream(address: address, port: port)
+        case .standardInput:
+            return StandardInputStream()
+        case .childProcess(let path, let arguments):
+            return try ChildProcessStream(path: path, arguments: arguments, logger: configuration.logger)
+        case .socketCAN(let interface):
+            return try SocketCANStream(interface: interface)
+        }
+    }
+
+    /// How often an Actisense NGT-1 is sent its start-up message again.
+    private static let actisenseStartupInterval: Duration = .seconds(20)
+
+    /// `baud=auto`: listens at each rate in turn until a sentence with a right checksum arrives.
+    private func probe(_ path: String) throws(ByteStreamFailure) -> SerialLineStream {
+        let line = try SerialLineStream(path: path, baud: NMEAStreamEndpoint.baudRates[0])
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+        defer { buffer.deallocate() }
+        for rate in NMEAStreamEndpoint.baudRates {
+            try line.setSpeed(rate)
+            var assembler = LineAssembler(maximumLineLength: NMEASentence.maximumLength)
+            let deadline = ContinuousClock.now.advanced(by: configuration.baudProbeTime)
+            var found = false
+            while !found, ContinuousClock.now < deadline, !signal.isStopped {
+                switch line.read(into: buffer, waitingAtMost: milliseconds, wakingOn: signal.wakeDescriptor) {
+                case .bytes(let count, _):
+                    assembler.append(UnsafeBufferPointer(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)) { piece in
+                        if case .line(let bytes) = piece, let sentence = try? NMEASentence(bytes), sentence.hasChecksum { found = true }
+                    }
+                case .timedOut:
+                    continue
+                case .ended(let failure):
+                    throw failure
+                }
+            }
+            if found {
+                feed.setChosenBaud(rate)
+                configuration.logger.notice("\(path): baud=auto chose \(rate) baud (sentences with right checksums arrive)")
+                return line
+            }
+            if signal.isStopped { break }
+        }
+        line.close()
+        throw ByteStreamFailure(
+            code: .sourceUnavailable,
+            reason: "\(path): no sentence with a right checksum at any of \(NMEAStreamEndpoint.baudRates.map(String.init).joined(separator: ", ")) baud"
+        )
+    }
+
+    /// Reads until the transport ends or the signal is set. The backoff starts again from its
+    /// first delay once bytes arrive: a server that accepts and closes at once, or a driver that
+    /// exits at start, is retried ever more slowly, not four times a second for ever.
+    private func read(
+        _ stream: any ByteStream, into buffer: UnsafeMutableRawBufferPointer, backoff: inout ReconnectBackoff
+    ) -> ByteStreamFailure {
+        var hasBytes = false
+        var assemblers: [UInt64: FeedSplitter] = [:]
+        var single = FeedSplitter(configuration.endpoint.framing, maximumLineLength: configuration.maximumLineLength)
+        let isDatagram = if case .udp = configuration.endpoint.transport { true } else { false }
+        var lastBytesAt = ContinuousClock.now
+        let limit = configuration.maximumLineLength
+        let isActisense = configuration.endpoint.framing == .actisense
+        var lastStartupAt: ContinuousClock.Instant?
+        while !signal.isStopped {
+            if isActisense, lastStartupAt.map({ ContinuousClock.now - $0 >= Self.actisenseStartupInterval }) ?? true {
+                // The NGT-1 passes every PGN only once told to; told again now and then, as it forgets.
+                if !stream.write(ActisenseFrameSplitter.startupMessage), lastStartupAt == nil {
+                    configuration.logger.notice("\(configuration.endpoint): cannot send the NGT-1 its start-up message; it may pass only some PGNs")
+                }
+                lastStartupAt = .now
+            }
+            let result = stream.read(into: buffer, waitingAtMost: milliseconds, wakingOn: signal.wakeDescriptor)
+            let now = ContinuousClock.now
+            let taps = feed.taps
+            switch result {
+            case .bytes(let count, let sender):
+                lastBytesAt = now
+                if !hasBytes {
+                    hasBytes = true
+                    backoff.reset()
+                }
+                let date = Date()
+                if isDatagram, assemblers.count >= Self.maximumSenders, assemblers[sender] == nil {
+                    assemblers.removeAll(keepingCapacity: true)  // a flood of senders: start again, memory flat
+                }
+                // A stream has one sender: its splitter stays in `single`, no dictionary per read.
+                var assembler = isDatagram
+                    ? assemblers.removeValue(forKey: sender) ?? FeedSplitter(configuration.endpoint.framing, maximumLineLength: limit)
+                    : single
+                let bytes = UnsafeBufferPointer(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
+                let deliver = { (piece: FeedPiece) in for tap in taps { tap.feedReceived(piece, at: date) } }
+                assembler.append(bytes, deliver)
+                if isDatagram { assembler.flushCompleteSentence(deliver) }
+                if !isDatagram {
+                    single = assembler
+                } else if assembler.hasPartial {
+                    assemblers[sender] = assembler
+                }
+                for tap in taps { tap.feedReadEnded() }
+            case .timedOut:
+                if let timeout = configuration.endpoint.noDataTimeout, case .tcp = configuration.endpoint.transport,
+                    now - lastBytesAt >= timeout
+                {
+                    assemblers[0] = single
+                    dropPartialLines(&assemblers, taps)
+                    return ByteStreamFailure(code: .sourceUnavailable, reason: "\(configuration.endpoint) sent nothing for \(timeout) (no_data_timeout); reconnecting")
+                }
+            case .ended(let failure):
+                if !isDatagram { assemblers[0] = single }
+                dropPartialLines(&assemblers, taps)
+                return failure
+            }
+            for tap in taps { tap.feedTick(at: now) }
+        }
+        return ByteStreamFailure(code: .sourceUnavailable, reason: "stopped")
+    }
+
+    /// The most senders whose partial lines are kept at once (UDP).
+    private static let maximumSenders = 64
+
+    /// A connection's partial line is never joined to the next one's bytes: dropped, as a fragment.
+    private func dropPartialLines(_ assemblers: inout [UInt64: FeedSplitter], _ taps: [any NMEAFeedTap]) {
+        let date = Date()
+        for key in Array(assemblers.keys) {
+            let dropped = assemblers[key]!.discard()
+            if dropped > 0 { for tap in taps { tap.feedReceived(.stream(.fragment(length: dropped)), at: date) } }
+        }
+        for tap in taps { tap.feedReadEnded() }
+        assemblers.removeAll()
+    }
+}
