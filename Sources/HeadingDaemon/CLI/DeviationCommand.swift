@@ -28,8 +28,8 @@ struct DeviationCommand: AsyncParsableCommand {
             with the reference's at the same moment (within 0.5 s either side, interpolated), only while the \
             reference turns at most 3 degrees a second; the reference's true heading minus the variation (its \
             own, else the World Magnetic Model's at its position or --position) is the magnetic heading. The \
-            classic five coefficients are fitted by least squares, deviation = A + B sin θ + C cos θ + \
-            D sin 2θ + E cos 2θ with θ the compass heading, outliers rejected; it prints them, the card every \
+            classic five coefficients are fitted by least squares, deviation = A + B sin(h) + C cos(h) + \
+            D sin(2h) + E cos(2h) with h the compass heading, outliers rejected; it prints them, the card every \
             15 degrees, the RMS residual, and the deviation= parameter to paste into the compass's source \
             URL. A card needs the boat to have pointed everywhere: with fewer than 20 of the 24 sectors of 15 \
             degrees covered, or two neighbouring ones empty, it says which headings are missing and exits 65. \
