@@ -82,7 +82,9 @@ extension Headingd {
         delivering, headings fail over at once to the next healthy one; they fail back only after \
         the better source has delivered again for --fail-back-hold seconds. Switches (sourceChanged) \
         and recoveries (recovered) are notices on standard error. A source may end in \
-        ?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,... for its installation. \
+        ?offset=DEGREES&smoothing=SECONDS&deviation=HEADING:DEVIATION,... for its installation \
+        (deviation=learn learns the compass's card against a true source beside it, and keeps it; \
+        'headingd deviation' measures one from a recording or a swing). \
         When a device gives only magnetic (or only true) heading, the other is filled in from the \
         variation it sent, else from the World Magnetic Model 2025 at the last reported position \
         (or --position); JSON says which in variationOrigin.
