@@ -26,6 +26,8 @@ struct NMEA2000OutputTests {
         let mode = Mutex(Mode.take)
         let taken = Mutex<[CANFrame]>([])
         let opened = Atomic(0)
+        /// Writes refused for want of room.
+        let refused = Atomic(0)
 
         var frames: [CANFrame] { taken.withLock { $0 } }
 
@@ -59,7 +61,9 @@ struct NMEA2000OutputTests {
             case .take:
                 bus.taken.withLock { $0.append(frame) }
                 return .written
-            case .full: return .full
+            case .full:
+                bus.refused.add(1, ordering: .relaxed)
+                return .full
             case .fail: return .failed("the scripted interface went down")
             }
         }
@@ -133,6 +137,11 @@ struct NMEA2000OutputTests {
         bus.mode.withLock { $0 = .full }
         for _ in 0..<30 { try await deliver() }
         #expect(lines.count("has taken no frame") == 1, "\(lines.all.withLock { $0 })")
+        // Once reported stuck it tries a few times a second, not every 5 ms (a bus may stay empty for hours).
+        let triesBefore = bus.refused.load(ordering: .relaxed)
+        for _ in 0..<10 { try await deliver() }
+        let during = bus.refused.load(ordering: .relaxed) - triesBefore
+        #expect(during >= 3 && during <= 40, "\(during) tries in a second of a stuck bus")
         let before = bus.frames.count
         bus.mode.withLock { $0 = .take }
         // Within a second of room, the newest heading (not one from 3 s ago) goes out, and it is said.

@@ -23,7 +23,7 @@ import Synchronization
 /// a newer one); nothing is sent while no heading comes (a stale or failed source). Writes never
 /// block: frames wait in a bounded queue (``CANFrameQueue``: the newest heading replaces an older
 /// one still waiting, a heading older than a second is not sent), a full interface queue is tried
-/// again 5 ms later, and a bus that takes nothing for 2 s is reported once (no other node to
+/// again 5 ms later (100 ms once the bus is reported stuck), and a bus that takes nothing for 2 s is reported once (no other node to
 /// acknowledge, a cable out) and again when it takes frames. A link that ends (interface down,
 /// bus-off, the gateway closed) is opened again with backoff, and the node claims again.
 final class NMEA2000Output: Service, Sendable {
@@ -38,8 +38,13 @@ final class NMEA2000Output: Service, Sendable {
 
     /// How long a bus may take nothing before it is reported.
     static let stuckAfter: Duration = .seconds(2)
-    /// How long after a full queue a write is tried again.
+    /// How long after a full queue a write is tried again (``stuckRetryAfter`` once the bus is
+    /// reported stuck).
     static let retryAfter: Duration = .milliseconds(5)
+    /// How long after a full queue a write is tried again while the bus is stuck (no other node
+    /// on it: the controller retries its frame for ever): a few wake-ups a second, not two
+    /// hundred, on a bus that may stay empty for hours.
+    static let stuckRetryAfter: Duration = .milliseconds(100)
     /// How long a heading is worth sending.
     static let headingLifetime: Duration = .seconds(1)
     /// The write latency histogram's buckets: 25 µs to 1 s, fine below a millisecond (the bound a
@@ -264,6 +269,8 @@ final class NMEA2000Output: Service, Sendable {
             )
             enqueue(state.node.start(at: now), &state, at: now)
         } catch {
+            // Stopped while connecting: no failure to report.
+            guard !shared.withLock({ $0.stopped }) else { return }
             let reason = error.reason
             // Said once per reason: a bus that stays down does not fill the journal.
             if reason != state.lastOpenFailure { logger.error("NMEA 2000: \(reason); trying again, 1 s doubling to 30 s between tries (said again when the reason changes)") }
@@ -345,7 +352,7 @@ final class NMEA2000Output: Service, Sendable {
                     logger.notice("NMEA 2000: the bus on \(link.name) takes frames again")
                 }
             case .full:
-                state.retryAt = now + Self.retryAfter
+                state.retryAt = now + (state.isStuck ? Self.stuckRetryAfter : Self.retryAfter)
                 if !state.isStuck, now - state.lastProgress >= Self.stuckAfter {
                     state.isStuck = true
                     logger.error(
