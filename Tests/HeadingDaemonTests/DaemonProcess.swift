@@ -67,10 +67,11 @@ final class DaemonProcess: @unchecked Sendable {
     var errors: String { lock.withLock { String(decoding: state.errors, as: UTF8.self) } }
     /// Complete standard output lines so far.
     var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
-    /// The exit status, once exited.
-    var terminationStatus: Int32 { process.terminationStatus }
+    /// The exit status, once exited; -1 while it runs (Foundation traps on reading a running
+    /// process's status, which would end every test in the process, not fail one).
+    var terminationStatus: Int32 { process.isRunning ? -1 : process.terminationStatus }
     /// Whether it exited normally (rather than by a signal).
-    var exitedNormally: Bool { process.terminationReason == .exit }
+    var exitedNormally: Bool { !process.isRunning && process.terminationReason == .exit }
     /// When the process exit was seen (on the thread that reaps it), once it has exited.
     var exitedAt: ContinuousClock.Instant? { lock.withLock { state.exitedAt } }
     /// The process ID.
@@ -174,7 +175,12 @@ final class DaemonProcess: @unchecked Sendable {
     /// Waits for exit for at most `timeout`; kills the process if it is still running then.
     func waitForExit(timeout: Duration = .seconds(30)) async -> Bool {
         let exited = await wait(timeout: timeout) { _, exited in exited }
-        if !exited { process.terminate(); kill(process.processIdentifier, SIGKILL) }
+        if !exited {
+            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            // Reaped before anyone reads its status.
+            _ = await wait(timeout: .seconds(5)) { _, exited in exited }
+        }
         return exited
     }
 
