@@ -115,9 +115,7 @@ struct DeviationCommand: AsyncParsableCommand {
                     state.withLock { $0.noTrue += 1 }
                     return
                 }
-                let variation = heading.magneticVariation ?? (heading.position ?? fixedPosition).map {
-                    WorldMagneticModel.wmm2025.field(latitude: $0.latitude, longitude: $0.longitude, at: heading.timestamp).declination
-                }
+                let variation = heading.variation(orModelAt: fixedPosition)
                 state.withLock { state in
                     if let variation { state.fitter.addReference(truth - variation, at: time) } else { state.noVariation += 1 }
                 }

@@ -117,10 +117,7 @@ final class DeviationLearner: Sendable {
 
     private func hearReference(_ heading: Heading, from name: String) {
         guard let truth = heading.trueHeading, heading.kind != .courseOverGround, heading.kind != .compass, heading.kind != .simulated else { return }
-        let variation = heading.magneticVariation ?? (heading.position ?? position).map {
-            WorldMagneticModel.wmm2025.field(latitude: $0.latitude, longitude: $0.longitude, at: heading.timestamp).declination
-        }
-        guard let variation else { return }
+        guard let variation = heading.variation(orModelAt: position) else { return }
         state.withLock { state in
             if state.reference == nil { state.reference = name }
             guard state.reference == name else { return }

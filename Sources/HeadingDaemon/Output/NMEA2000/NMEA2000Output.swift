@@ -343,7 +343,7 @@ final class NMEA2000Output: Service, Sendable {
                 if frame.identifier.pgn == NMEA2000PGN.vesselHeading {
                     metrics.messagesSent.increment()
                     if let queuedAt = state.headingQueuedAt {
-                        writeLatency?.recordNanoseconds(Int64(clamping: (ContinuousClock.now - queuedAt).nanoseconds))
+                        writeLatency?.record(ContinuousClock.now - queuedAt)
                         state.headingQueuedAt = nil
                     }
                 }
@@ -435,13 +435,6 @@ extension NMEA2000Node.HeadingSample {
             trueHeading: heading.trueHeading, magneticHeading: heading.magneticHeading, deviation: heading.deviation,
             variation: heading.magneticVariation, variationSource: source, rateOfTurn: rateOfTurn, pitch: heading.pitch, roll: heading.roll
         )
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds.
-    fileprivate var nanoseconds: Int64 {
-        components.seconds &* 1_000_000_000 &+ components.attoseconds / 1_000_000_000
     }
 }
 
