@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CGPS
-import HeadingKit
+package import HeadingKit
 
 #if canImport(Glibc)
 import Glibc
@@ -21,20 +21,20 @@ import Glibc
 /// Not Sendable: libgps's `gps_data_t` belongs to the one thread that reads it
 /// (``GPSDHeadingSource``'s reader thread). libgps sends with `write(2)`, so a write to a gpsd
 /// that just died raises `SIGPIPE`: the reader thread blocks that signal for itself.
-final class GPSDConnection {
+package final class GPSDConnection {
     /// Why gpsd could not be reached or the connection broke.
-    struct Failure: Error {
+    package struct Failure: Error {
         /// What happened, for a fault's reason.
-        let reason: String
+        package let reason: String
         /// Whether the system refused access (`EACCES`/`EPERM`), rather than gpsd being unreachable.
-        let isAccessDenied: Bool
+        package let isAccessDenied: Bool
     }
 
     /// The longest message kept; gpsd's own limit for a JSON report is 10 KiB.
-    static let messageCapacity = 16 * 1024
+    package static let messageCapacity = 16 * 1024
 
     /// One line gpsd sent, or the length of one too long to keep.
-    enum Message {
+    package enum Message {
         /// A JSON report or an NMEA sentence, without its line end; valid only during the call.
         case line(UnsafeBufferPointer<UInt8>)
         /// A line longer than ``GPSDConnection/messageCapacity``, with its length in bytes.
@@ -63,7 +63,7 @@ final class GPSDConnection {
     ///   - connectTimeout: How long the first try may wait for an answer.
     ///   - signal: Ends the wait early when set.
     /// - Throws: ``Failure`` when gpsd cannot be reached.
-    init(endpoint: GPSDEndpoint, connectTimeout: Duration, signal: StopSignal) throws(Failure) {
+    package init(endpoint: GPSDEndpoint, connectTimeout: Duration, signal: StopSignal) throws(Failure) {
         data = .allocate(capacity: 1)
         data.initialize(to: gps_data_t())
         line.reserveCapacity(Self.messageCapacity)
@@ -123,7 +123,7 @@ final class GPSDConnection {
     ///   - microseconds: The longest wait; nothing is handed over when it passes first.
     ///   - body: Called once per complete line.
     /// - Throws: ``Failure`` when the connection closed or broke.
-    func readMessages(waitingAtMost microseconds: Int32, _ body: (Message) -> Void) throws(Failure) {
+    package func readMessages(waitingAtMost microseconds: Int32, _ body: (Message) -> Void) throws(Failure) {
         let descriptor = data.pointee.gps_fd
         let timeout = max(1000, microseconds)  // 0 would be no timeout at all: a wait without end
         if timeout != receiveTimeout {

@@ -55,6 +55,10 @@ struct DebianPackageTests {
         let config = root.appendingPathComponent("etc/headingd/headingd.toml").path
         #expect(FileManager.default.fileExists(atPath: config))
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("usr/share/doc/headingd/copyright").path))
+        // The drop-ins headingd scan and the README name, where they say.
+        for dropIn in ["serial-input.conf", "lan-feed.conf", "nmea2000-socketcan.conf", "nmea2000-ngt1.conf"] {
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("usr/share/headingd/drop-ins/\(dropIn)").path), "\(dropIn)")
+        }
 
         // The Swift runtime is inside: no Swift library is needed, and no RUNPATH points anywhere.
         let libraries = try await Self.run("/usr/bin/ldd", [binary]).output

@@ -13,7 +13,7 @@ struct Headingd: AsyncParsableCommand {
         abstract: "Reads compass headings from one or more sources and prints one line per heading.",
         discussion: discussion,
         // Dispatched in main() before the daemon's options are parsed; listed here for --help and the man page.
-        subcommands: [StatusCommand.self, CalibrateCommand.self, DeviationCommand.self]
+        subcommands: [ScanCommand.self, StatusCommand.self, CalibrateCommand.self, DeviationCommand.self]
     )
 
     /// headingd's version, as the Debian package's changelog states it (a test keeps them equal).
@@ -34,7 +34,7 @@ struct Headingd: AsyncParsableCommand {
         if CommandLine.arguments.count == 2, CommandLine.arguments[1] == IsolatedTOMLCheck.childArgument {
             IsolatedTOMLCheck.runChild()
         }
-        // `headingd status …`, `headingd calibrate …`, `headingd deviation …` and `headingd help [SUBCOMMAND]`, before
+        // `headingd scan …`, `headingd status …`, `headingd calibrate …`, `headingd deviation …` and `headingd help [SUBCOMMAND]`, before
         // the daemon's options (whose --check-config PATH argument would take the word) are parsed.
         let words = Array(CommandLine.arguments.dropFirst())
         if words.first == "status" {
@@ -49,14 +49,19 @@ struct Headingd: AsyncParsableCommand {
             await DeviationCommand.main(Array(words.dropFirst()))
             return
         }
+        if words.first == "scan" {
+            ScanCommand.main(Array(words.dropFirst()))
+            return
+        }
         if words.first == "help", words.count <= 2 {
             switch words.count == 2 ? words[1] : nil {
             case nil: await main(["--help"])
             case "status": await StatusCommand.main(["--help"])
             case "calibrate": CalibrateCommand.main(["--help"])
             case "deviation": await DeviationCommand.main(["--help"])
+            case "scan": ScanCommand.main(["--help"])
             case let other?:
-                LineWriter.standardError.write("headingd: no subcommand \(other); the ones there are: status, calibrate, deviation")
+                LineWriter.standardError.write("headingd: no subcommand \(other); the ones there are: scan, status, calibrate, deviation")
                 Foundation.exit(64)
             }
             return

@@ -2,18 +2,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-public import Logging
-import Synchronization
-import NMEA2000
+package import NMEA2000
 
 /// A sender's splitter: lines, UBX frames and lines, Actisense frames, or SocketCAN's records.
-enum FeedSplitter {
+package enum FeedSplitter {
     case lines(LineAssembler)
     case ubx(UBXFrameSplitter)
     case actisense(ActisenseFrameSplitter)
     case socketCAN
 
-    init(_ framing: NMEAStreamEndpoint.Framing, maximumLineLength: Int) {
+    /// A splitter for a framing.
+    package init(_ framing: NMEAStreamEndpoint.Framing, maximumLineLength: Int) {
         switch framing {
         case .nmea, .ydraw: self = .lines(LineAssembler(maximumLineLength: maximumLineLength))
         case .ubx: self = .ubx(UBXFrameSplitter(maximumLineLength: maximumLineLength))
@@ -22,7 +21,8 @@ enum FeedSplitter {
         }
     }
 
-    var hasPartial: Bool {
+    /// Whether part of a piece waits for more bytes.
+    package var hasPartial: Bool {
         switch self {
         case .lines(let assembler): assembler.hasPartialLine
         case .ubx(let splitter): splitter.hasPartial
@@ -31,7 +31,8 @@ enum FeedSplitter {
         }
     }
 
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (FeedPiece) -> Void) {
+    /// Splits bytes into pieces, handing each to `body`.
+    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (FeedPiece) -> Void) {
         switch self {
         case .lines(var assembler):
             self = .socketCAN  // the assembler is mutated uniquely, not copied
@@ -60,7 +61,8 @@ enum FeedSplitter {
         }
     }
 
-    mutating func flushCompleteSentence(_ body: (FeedPiece) -> Void) {
+    /// Hands over a datagram's last line when it is a whole sentence without its line end.
+    package mutating func flushCompleteSentence(_ body: (FeedPiece) -> Void) {
         guard case .lines(var assembler) = self else { return }
         assembler.flushCompleteSentence { body(.stream($0)) }
         self = .lines(assembler)

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-public import Logging
+import Logging
 import Synchronization
 import NMEA2000
 
@@ -23,10 +23,7 @@ struct NMEAFeedReader: Sendable {
         }
     }
 
-    private var milliseconds: Int32 {
-        let timeout = configuration.readTimeout.components
-        return Int32(clamping: timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
-    }
+    private var milliseconds: Int32 { configuration.readTimeout.pollMilliseconds }
 
     func run() {
         var backoff = configuration.backoff
@@ -66,61 +63,36 @@ struct NMEAFeedReader: Sendable {
     }
 
     private func open() throws(ByteStreamFailure) -> any ByteStream {
-        switch configuration.endpoint.transport {
-        case .serial(let path, let baud):
-            switch baud {
-            case .fixed(let rate): return try SerialLineStream(path: path, baud: rate, writable: configuration.endpoint.framing == .actisense)
-            case .automatic: return try probe(path)
-            }
-        case .tcp(let host, let port):
-            return try TCPClientStream(host: host, port: port, timeout: configuration.connectTimeout, signal: signal)
-        case .udp(let address, let port):
-            return try UDPListenerStream(address: address, port: port)
-        case .standardInput:
-            return StandardInputStream()
-        case .childProcess(let path, let arguments):
-            return try ChildProcessStream(path: path, arguments: arguments, logger: configuration.logger)
-        case .socketCAN(let interface):
-            return try SocketCANStream(interface: interface)
-        }
+        if case .serial(let path, .automatic) = configuration.endpoint.transport { return try probe(path) }
+        return try configuration.endpoint.transport.open(
+            writable: configuration.endpoint.framing == .actisense, connectTimeout: configuration.connectTimeout,
+            signal: signal, logger: configuration.logger)
     }
 
     /// How often an Actisense NGT-1 is sent its start-up message again.
     private static let actisenseStartupInterval: Duration = .seconds(20)
 
-    /// `baud=auto`: listens at each rate in turn until a sentence with a right checksum arrives.
+    /// `baud=auto`: listens at each rate in turn until a sentence with a right checksum arrives
+    /// (an Actisense message, for `format=actisense`).
     private func probe(_ path: String) throws(ByteStreamFailure) -> SerialLineStream {
-        let line = try SerialLineStream(path: path, baud: NMEAStreamEndpoint.baudRates[0])
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
-        defer { buffer.deallocate() }
-        for rate in NMEAStreamEndpoint.baudRates {
-            try line.setSpeed(rate)
-            var assembler = LineAssembler(maximumLineLength: NMEASentence.maximumLength)
-            let deadline = ContinuousClock.now.advanced(by: configuration.baudProbeTime)
-            var found = false
-            while !found, ContinuousClock.now < deadline, !signal.isStopped {
-                switch line.read(into: buffer, waitingAtMost: milliseconds, wakingOn: signal.wakeDescriptor) {
-                case .bytes(let count, _):
-                    assembler.append(UnsafeBufferPointer(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)) { piece in
-                        if case .line(let bytes) = piece, let sentence = try? NMEASentence(bytes), sentence.hasChecksum { found = true }
-                    }
-                case .timedOut:
-                    continue
-                case .ended(let failure):
-                    throw failure
-                }
-            }
-            if found {
-                feed.setChosenBaud(rate)
-                configuration.logger.notice("\(path): baud=auto chose \(rate) baud (sentences with right checksums arrive)")
-                return line
-            }
-            if signal.isStopped { break }
+        let line = try SerialLineStream(path: path, baud: NMEAStreamEndpoint.baudRates[0], writable: configuration.endpoint.framing == .actisense)
+        let accepting: Set<SerialBaudProbe.Recognised> = configuration.endpoint.framing == .actisense ? [.actisense] : [.nmea0183]
+        let found: (rate: Int, recognised: SerialBaudProbe.Recognised)?
+        do throws(ByteStreamFailure) {
+            found = try SerialBaudProbe.probe(line, slot: configuration.baudProbeTime, accepting: accepting, signal: signal)
+        } catch {
+            line.close()
+            throw error
+        }
+        if let found {
+            feed.setChosenBaud(found.rate)
+            configuration.logger.notice("\(path): baud=auto chose \(found.rate) baud (\(found.recognised == .actisense ? "Actisense messages" : "sentences") with right checksums arrive)")
+            return line
         }
         line.close()
         throw ByteStreamFailure(
             code: .sourceUnavailable,
-            reason: "\(path): no sentence with a right checksum at any of \(NMEAStreamEndpoint.baudRates.map(String.init).joined(separator: ", ")) baud"
+            reason: "\(path): no \(accepting.contains(.actisense) ? "Actisense message" : "sentence") with a right checksum at any of \(NMEAStreamEndpoint.baudRates.map(String.init).joined(separator: ", ")) baud"
         )
     }
 

@@ -1,0 +1,203 @@
+// headingd
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import HeadingKit
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `headingd scan`: listens to what the machine has (or to the candidates given), says what each
+/// carries, and which heading sources those are, with the exact `--source` URL; `--write-config`
+/// writes them, ranked, as a configuration file (issue 41).
+struct ScanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Finds the heading sources on board and writes the configuration.",
+        discussion: """
+            With no candidate, listens to what this machine has: serial ports (/dev/serial/by-id/* first, \
+            then ttyUSB, ttyACM, ttyAMA and ttyS with a driver and a port), CAN interfaces, UDP ports \
+            10110, 2000 and 1457, gpsd at 127.0.0.1:2947 and the IIO magnetometers. Candidates are source \
+            URLs as --source takes them (serial://..., tcp://..., udp://..., socketcan://..., gpsd://..., \
+            iio:...?root=...). All are listened to at once, read-only: nothing is written to a device or a \
+            bus. A serial line without baud= is tried at 4800, 38400, 9600, 19200, 57600 and 115200 baud, \
+            1.5 s each, until NMEA 0183 sentences or Actisense NGT-1 messages with right checksums arrive, \
+            then listened to for --seconds; YD RAW text on a TCP or UDP feed is recognised as NMEA 2000. \
+            Each candidate is reported with what was heard (talkers and sentences with counts; NMEA 2000 \
+            devices with their PGNs, and their NAME and model when a claim or 126996 passes in the time; a \
+            magnetometer with the accelerometer and gyroscope beside it and its calibration file) and the \
+            heading sources found there, each with its kind (gyro, dual-antenna GNSS, fluxgate, IMU, course \
+            over ground only) and the exact --source URL, split by talker= or device= where one feed carries \
+            several. A port this user may not open is reported with the fix. Progress goes to standard \
+            error. Exit status: 0 when a heading source was found, 1 when none was, 64 for a bad argument, \
+            73 when --write-config cannot write its file.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Source URLs to listen to, instead of what the machine has.", valueName: "candidate"))
+    var candidates: [String] = []
+
+    @Option(help: ArgumentHelp("How long each candidate is listened to once open, in seconds. (default: 5)", valueName: "seconds"))
+    var seconds: Double = 5
+
+    @Flag(help: "Print the report as JSON (for programs; its keys are stable).")
+    var json = false
+
+    @Option(help: ArgumentHelp("Write the heading sources found, best first, as a configuration file headingd reads.", valueName: "path"))
+    var writeConfig: String?
+
+    func validate() throws {
+        guard seconds.isFinite, seconds >= 0.5, seconds <= 600 else { throw ValidationError("--seconds must be from 0.5 to 600.") }
+        for candidate in candidates {
+            do throws(ScanCandidateError) { _ = try ScanCandidate(parsing: candidate) } catch { throw ValidationError(error.reason) }
+        }
+    }
+
+    /// Set by SIGINT or SIGTERM: the scan stops listening and reports what it heard.
+    private static let interrupted = StopSignal(wakesPoll: true)
+
+    func run() throws {
+        let list = try candidates.isEmpty ? ScanCandidate.discover() : candidates.map { text in
+            do throws(ScanCandidateError) { return try ScanCandidate(parsing: text) } catch { throw ValidationError(error.reason) }
+        }
+        let signal = Self.interrupted
+        Self.stopOnInterrupt()
+        let listener = ScanListener(seconds: seconds, signal: signal)
+        let interactive = isatty(STDERR_FILENO) == 1
+        let progress = ScanProgress(total: list.count, interactive: interactive)
+        let probes = list.contains { if case .stream(let endpoint) = $0, case .serial(_, .automatic) = endpoint.transport { true } else { false } }
+        let longest = probes ? listener.longest : seconds + 3  // 3 s: a TCP connection's wait
+        progress.say("Listening to \(list.count) candidate\(list.count == 1 ? "" : "s") for \(ScanListener.format(seconds)) s each"
+            + (probes ? " (a serial line first at each rate, 1.5 s each, until sentences arrive: up to \(ScanListener.format(longest)) s in all)" : "")
+            + "; Ctrl-C stops and reports what was heard.")
+        let results = Mutex<[Int: ScanFinding]>([:])
+        let group = DispatchGroup()
+        for (index, candidate) in list.enumerated() {
+            group.enter()
+            let thread = Thread {
+                let finding = listener.listen(to: candidate) { step in progress.step(candidate.description, step) }
+                results.withLock { $0[index] = finding }
+                progress.done(finding)
+                group.leave()
+            }
+            thread.name = "scan \(index)"
+            thread.start()
+        }
+        let started = ContinuousClock.now
+        while group.wait(timeout: .now() + .seconds(1)) == .timedOut {
+            progress.tick(elapsed: (ContinuousClock.now - started).seconds, longest: longest)
+        }
+        progress.finish()
+        let findings = results.withLock { all in (0..<list.count).compactMap { all[$0] } }
+        let report = ScanReport(date: Date(), seconds: seconds, candidates: findings)
+        LineWriter.standardOutput.write(json ? report.json : report.text)
+        if let writeConfig {
+            guard !report.sources.isEmpty else {
+                LineWriter.standardError.write("headingd scan: no heading source found: nothing written to \(writeConfig)")
+                throw ExitCode(1)
+            }
+            do {
+                try Data(report.configuration.utf8).write(to: URL(fileURLWithPath: writeConfig), options: .atomic)
+            } catch {
+                LineWriter.standardError.write("headingd scan: cannot write \(writeConfig): \((error as NSError).localizedDescription)")
+                throw ExitCode(73)
+            }
+            LineWriter.standardError.write("headingd scan: wrote \(report.sources.count) source\(report.sources.count == 1 ? "" : "s") to \(writeConfig); check it with headingd --check-config \(writeConfig)")
+        }
+        if report.sources.isEmpty { throw ExitCode(1) }
+    }
+
+    /// SIGINT and SIGTERM end the listening, not the process: the report says what was heard.
+    private static func stopOnInterrupt() {
+        signalSources.withLock { sources in
+            for number in [SIGINT, SIGTERM] {
+                Glibc.signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { interrupted.stop() }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
+
+    /// Kept so the signal sources live as long as the scan.
+    private static let signalSources = Mutex<[any DispatchSourceSignal]>([])
+}
+
+/// The scan's progress on standard error: a line per candidate as it starts a step and as it
+/// ends, and a countdown — on a terminal one line that updates each second, else a line every 5 s.
+final class ScanProgress: Sendable {
+    private struct State {
+        var done = 0
+        var lastTick = -1
+        var lineOpen = false
+    }
+
+    private let total: Int
+    private let interactive: Bool
+    private let state = Mutex(State())
+
+    init(total: Int, interactive: Bool) {
+        self.total = total
+        self.interactive = interactive
+    }
+
+    /// A line of its own.
+    func say(_ line: String) {
+        state.withLock { state in
+            if state.lineOpen {
+                FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            }
+            state.lineOpen = false
+            LineWriter.standardError.write(line)
+        }
+    }
+
+    /// A candidate begins a step (a rate, listening).
+    func step(_ candidate: String, _ step: String) {
+        say("  \(candidate): \(step)…")
+    }
+
+    /// A candidate is done.
+    func done(_ finding: ScanFinding) {
+        let count = state.withLock { state in
+            state.done += 1
+            return state.done
+        }
+        let verdict = switch finding.outcome {
+        case .heard: finding.sources.isEmpty ? "heard, no heading" : "\(finding.sources.count) heading source\(finding.sources.count == 1 ? "" : "s")"
+        case .silent: "silent"
+        case .unavailable: "not available"
+        case .permissionDenied: "permission denied"
+        }
+        say("  [\(count)/\(total)] \(finding.candidate): \(verdict)")
+    }
+
+    /// Each second while listening.
+    func tick(elapsed: Double, longest: Double) {
+        let second = Int(elapsed.rounded(.down))
+        state.withLock { state in
+            guard second != state.lastTick else { return }
+            state.lastTick = second
+            let left = max(0, Int(longest.rounded(.up)) - second)
+            let text = "  \(state.done) of \(total) done; at most \(left) s left"
+            if interactive {
+                FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+                state.lineOpen = true
+            } else if second % 5 == 0, second > 0 {
+                LineWriter.standardError.write(text)
+            }
+        }
+    }
+
+    /// Ends the countdown's line.
+    func finish() {
+        state.withLock { state in
+            if state.lineOpen { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            state.lineOpen = false
+        }
+    }
+}
