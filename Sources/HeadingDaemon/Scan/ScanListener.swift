@@ -36,7 +36,7 @@ struct ScanListener: Sendable {
     func listen(to candidate: ScanCandidate, progress: @escaping @Sendable (String) -> Void = { _ in }) -> ScanFinding {
         switch candidate {
         case .stream(let endpoint): listen(to: endpoint, candidate: candidate.description, progress: progress)
-        case .gpsd(let endpoint): listen(to: endpoint, candidate: candidate.description)
+        case .gpsd(let endpoint): listen(to: endpoint, candidate: candidate.description, progress: progress)
         case .iio(let endpoint): listen(to: endpoint, candidate: candidate.description)
         }
     }
@@ -151,7 +151,7 @@ struct ScanListener: Sendable {
 
     // MARK: gpsd
 
-    private func listen(to endpoint: GPSDEndpoint, candidate: String) -> ScanFinding {
+    private func listen(to endpoint: GPSDEndpoint, candidate: String, progress: @Sendable (String) -> Void) -> ScanFinding {
         let started = ContinuousClock.now
         var finding = ScanFinding(candidate: candidate, outcome: .silent, format: "gpsd", seconds: 0)
         let connection: GPSDConnection
@@ -163,6 +163,7 @@ struct ScanListener: Sendable {
             finding.seconds = (ContinuousClock.now - started).seconds
             return finding
         }
+        progress("watching")
         var survey = FeedSurvey()
         var devices: [String: ScanFinding.GPSDDevice] = [:]
         var order: [String] = []
@@ -199,7 +200,9 @@ struct ScanListener: Sendable {
                     case .attitude(let reading?, _, let path):
                         if let path = device(path) {
                             devices[path]?.headings += 1
-                            devices[path]?.kind = ScanSource.Kind(reading.kind)
+                            // gpsd's ATT does not say what measured it (its decoder calls it a compass): a
+                            // true heading is taken for a GNSS compass's until its raw sentences say more.
+                            devices[path]?.kind = reading.magneticHeading == nil ? .gnssCompass : .fluxgate
                         }
                     case .position(let course, _, _, _, _, let path, let relative):
                         if let path = device(path) {
@@ -221,6 +224,11 @@ struct ScanListener: Sendable {
             }
         }
         finding.seconds = (ContinuousClock.now - started).seconds
+        // gpsd's raw sentences tell the instrument when they carry one kind of heading only.
+        let measured = Set(survey.headings.keys.map { ScanSource.Kind($0.kind) }.filter { $0 != .courseOverGround })
+        if measured.count == 1, let kind = measured.first {
+            for path in order where devices[path]?.kind != nil { devices[path]?.kind = kind }
+        }
         finding.gpsdDevices = order.compactMap { devices[$0] }
         finding.outcome = reports > 0 || survey.heardAnything ? .heard : .silent
         ScanVerdicts.describe(survey, into: &finding)

@@ -20,7 +20,8 @@ package struct FeedSurvey: Sendable {
         package var type: String
         /// The kind the decoder gives (gyro: `inertial`; `gnssCompass`; `compass`; `courseOverGround`).
         package var kind: Heading.Kind
-        /// Whether the heading is true (else magnetic).
+        /// Whether the heading is measured against true north (a magnetic one made true by a
+        /// variation given beside it is not).
         package var isTrue: Bool
 
         package static func < (lhs: HeadingOrigin, rhs: HeadingOrigin) -> Bool {
@@ -136,7 +137,7 @@ package struct FeedSurvey: Sendable {
         }
         let origin = HeadingOrigin(
             talker: sentence.talker, proprietary: sentence.isProprietary ? address : nil, type: sentence.type,
-            kind: reading.kind, isTrue: reading.trueHeading != nil)
+            kind: reading.kind, isTrue: reading.magneticHeading == nil)
         if headings[origin] != nil || headings.count < Self.maximumAddresses { headings[origin, default: 0] &+= 1 }
     }
 
