@@ -81,7 +81,7 @@ struct ScanReport: Sendable, Codable, Equatable {
     }
 
     /// A configuration file headingd reads (`--check-config` accepts it): the sources best first,
-    /// each with a comment saying what was heard, and JSON lines for the journal.
+    /// each with a comment saying what was heard, JSON lines for the journal, and the status page.
     var configuration: String {
         var lines = [
             "# headingd configuration written by headingd scan on \(ISO8601DateFormatter().string(from: date)).",
@@ -98,6 +98,11 @@ struct ScanReport: Sendable, Codable, Equatable {
         lines.append("")
         lines.append("# One JSON object per heading on standard output (the journal, under systemd).")
         lines.append("format = \"json\"")
+        lines.append("")
+        lines.append("# The status page: the heading, each source and the active faults, at http://127.0.0.1:9947/")
+        lines.append("# (the address: [http] listen).")
+        lines.append("[status]")
+        lines.append("enabled = true")
         return lines.joined(separator: "\n") + "\n"
     }
 
