@@ -40,7 +40,7 @@ struct ScanCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Source URLs to listen to, instead of what the machine has.", valueName: "candidate"))
     var candidates: [String] = []
 
-    @Option(help: ArgumentHelp("How long each candidate is listened to once open, in seconds. (default: 5)", valueName: "seconds"))
+    @Option(help: ArgumentHelp("How long each candidate is listened to once open, in seconds.", valueName: "seconds"))
     var seconds: Double = 5
 
     @Flag(help: "Print the report as JSON (for programs; its keys are stable).")

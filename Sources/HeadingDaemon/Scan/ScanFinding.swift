@@ -103,13 +103,20 @@ struct ScanFinding: Sendable, Codable, Equatable {
         if !sentences.isEmpty {
             lines.append(sentences.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
         }
-        for device in devices {
+        // The devices that bear on a heading in full; the rest of a busy bus in one line.
+        let bearing: Set<String> = ["127250", "127251", "127257", "129025", "129026"]
+        let others = devices.filter { bearing.isDisjoint(with: $0.pgns.keys) }
+        for device in devices where !bearing.isDisjoint(with: device.pgns.keys) {
             var text = "NMEA 2000 address \(device.address)"
             if let model = device.model { text += " \"\(model)\"" }
             if let name = device.name { text += " NAME \(name)" }
             if let manufacturer = device.manufacturerCode { text += " (manufacturer \(manufacturer), class \(device.deviceClass ?? 0), function \(device.deviceFunction ?? 0))" }
             let pgns = device.pgns.sorted { (Int($0.key) ?? 0) < (Int($1.key) ?? 0) }.map { "\($0.key) ×\($0.value)" }
             lines.append(text + ": PGN " + pgns.joined(separator: ", "))
+        }
+        if !others.isEmpty {
+            lines.append("\(others.count) more NMEA 2000 device\(others.count == 1 ? "" : "s") with no heading, course or attitude: address\(others.count == 1 ? "" : "es") "
+                + others.map { String($0.address) }.joined(separator: ", ") + " (--json lists them)")
         }
         for device in gpsdDevices {
             var text = "gpsd device \(device.path)"

@@ -10,9 +10,11 @@ import NMEA2000
 /// `talker=` (or `sentences=`) where one NMEA 0183 feed carries several instruments, `device=`
 /// where one bus carries several devices. Pure.
 enum ScanVerdicts {
-    /// NMEA 2000's device function "Ownship Attitude" (class 60, navigation): a heading sensor
-    /// whose true heading is a gyro's or an inertial unit's, not a GNSS compass's.
-    static let ownshipAttitude: UInt8 = 140
+    /// NMEA 2000's device function "Ownship Position (GNSS)" (class 60, navigation): a true
+    /// heading from such a device is a GNSS compass's; from any other device that claims a NAME
+    /// (a heading sensor, class 40 function 160; an attitude unit, class 60 function 140) a
+    /// gyro's. Without a claim heard it is taken for a GNSS compass's, as headingd's reader does.
+    static let ownshipPosition: UInt8 = 145
 
     /// Copies a survey's sentences, devices and unreadable lines into a finding.
     static func describe(_ survey: FeedSurvey, into finding: inout ScanFinding) {
@@ -84,7 +86,7 @@ enum ScanVerdicts {
                 if device.magneticHeadings > device.trueHeadings {
                     kind = .fluxgate
                 } else {
-                    kind = device.name.map { $0.deviceClass == 60 && $0.deviceFunction == ownshipAttitude } == true ? .gyro : .gnssCompass
+                    kind = device.name.map { !($0.deviceClass == 60 && $0.deviceFunction == ownshipPosition) } == true ? .gyro : .gnssCompass
                 }
             } else {
                 count = device.courses
