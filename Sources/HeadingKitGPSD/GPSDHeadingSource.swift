@@ -128,10 +128,9 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Calibra
         var signal: StopSignal?
         var connectionState = ConnectionState.idle
         var authorization = HeadingAuthorizationStatus.notDetermined
-        var runningReaders = 0
+        var readers = RunningReaders()
         var observers: [Int: AsyncStream<ConnectionState>.Continuation] = [:]
         var nextObserver = 0
-        var stopWaiters: [CheckedContinuation<Void, Never>] = []
         var lineCounts = LineCounts()
         var calibration: CalibrationStatus?
 
@@ -206,12 +205,7 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Calibra
     /// Returns at once when no reader runs.
     public func waitUntilStopped() async {
         await withCheckedContinuation { continuation in
-            let isStopped = state.withLock { state in
-                if state.runningReaders == 0 { return true }
-                state.stopWaiters.append(continuation)
-                return false
-            }
-            if isStopped { continuation.resume() }
+            if !state.withLock({ $0.readers.keep(continuation) }) { continuation.resume() }
         }
     }
 
@@ -231,7 +225,7 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Calibra
             guard state.signal == nil else { return nil }
             let signal = StopSignal()
             state.signal = signal
-            state.runningReaders += 1
+            state.readers.started()
             return signal
         }
         guard let signal else { return }
@@ -301,15 +295,13 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Calibra
 
     private func readerEnded() {
         let waiters = state.withLock { state in
-            state.runningReaders -= 1
-            if state.runningReaders == 0, state.signal == nil {
+            let waiters = state.readers.ended()
+            if state.readers.count == 0, state.signal == nil {
                 state.connectionState = .idle
                 state.removeObservers(in: endedObservers)
                 for observer in state.observers.values { observer.yield(.idle) }
             }
-            guard state.runningReaders == 0 else { return [CheckedContinuation<Void, Never>]() }
-            defer { state.stopWaiters = [] }
-            return state.stopWaiters
+            return waiters
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -1,6 +1,8 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+import HeadingKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -86,7 +88,7 @@ enum IsolatedTOMLCheck {
             guard remaining > .zero else { break }
             var descriptors = [pollfd(fd: done[0], events: Int16(POLLIN), revents: 0)]
             if !pending.isEmpty { descriptors.append(pollfd(fd: input[1], events: Int16(POLLOUT), revents: 0)) }
-            let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = remaining.pollMilliseconds
             let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
             if ready < 0, errno != EINTR { break }
             if descriptors[0].revents != 0 {

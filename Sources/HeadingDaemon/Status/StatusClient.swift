@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKit
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -60,7 +61,7 @@ struct StatusClient: Sendable {
 
     private func fetch() async throws -> ByteBuffer {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.milliseconds(Int64(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)))
+            .connectTimeout(.milliseconds(Int64(timeout.pollMilliseconds)))
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()

@@ -1,6 +1,8 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+import HeadingKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,7 +54,7 @@ struct NotifySocket: Sendable {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { return false }
             var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-            _ = poll(&request, 1, Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1))
+            _ = poll(&request, 1, remaining.pollMilliseconds)
         }
     }
 

@@ -220,7 +220,7 @@ final class NMEA2000Output: Service, Sendable {
             if let retry = state.retryAt { deadlines.append(retry) }
             if !state.queue.isEmpty, !state.isStuck { deadlines.append(state.lastProgress + Self.stuckAfter) }
             let wait = max(.zero, deadlines.min()! - now)
-            let milliseconds = Int32(clamping: wait.components.seconds * 1000 + (wait.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+            let milliseconds = wait.pollMilliseconds
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             if let link = state.link { fds.append(pollfd(fd: link.descriptor, events: Int16(POLLIN), revents: 0)) }
             _ = poll(&fds, nfds_t(fds.count), milliseconds)

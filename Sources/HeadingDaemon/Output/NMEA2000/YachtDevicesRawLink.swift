@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HeadingKit
 import NMEA2000
 
 /// The NMEA 2000 output's link through a Yacht Devices gateway (YDWG-02, YDEN-02) in RAW mode over
@@ -55,7 +56,7 @@ final class YachtDevicesRawLink: CANLink {
                 close()
                 throw CANLinkOpenError(reason: "cannot connect to \(host):\(port): \(String(cString: strerror(error)))")
             }
-            let milliseconds = Int32(clamping: timeout.components.seconds * 1000)
+            let milliseconds = timeout.pollMilliseconds
             var fds = [pollfd(fd: created, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, milliseconds)
             var error: Int32 = 0

@@ -78,8 +78,7 @@ public final class NMEAFeed: Sendable {
         var taps: [WeakTap] = []
         var signal: StopSignal?
         var chosenBaud: Int?
-        var runningReaders = 0
-        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+        var readers = RunningReaders()
         /// Whether the transport ended for good (standard input at its end).
         var hasEnded = false
         /// Whether a reader ran and was stopped (by its last source stopping), since the last start.
@@ -111,12 +110,7 @@ public final class NMEAFeed: Sendable {
     /// stopped. Returns at once when no reader runs.
     public func waitUntilStopped() async {
         await withCheckedContinuation { continuation in
-            let isStopped = state.withLock { state in
-                if state.runningReaders == 0 { return true }
-                state.stopWaiters.append(continuation)
-                return false
-            }
-            if isStopped { continuation.resume() }
+            if !state.withLock({ $0.readers.keep(continuation) }) { continuation.resume() }
         }
     }
 
@@ -153,7 +147,7 @@ public final class NMEAFeed: Sendable {
             guard state.signal == nil else { return nil }
             let signal = StopSignal(wakesPoll: true)
             state.signal = signal
-            state.runningReaders += 1
+            state.readers.started()
             state.hasStopped = false
             return signal
         }
@@ -190,14 +184,11 @@ public final class NMEAFeed: Sendable {
 
     private func readerEnded() {
         let (waiters, endWaiters) = state.withLock { state in
-            state.runningReaders -= 1
-            guard state.runningReaders == 0 else { return ([CheckedContinuation<Void, Never>](), [CheckedContinuation<Bool, Never>]()) }
+            let waiters = state.readers.ended()
+            guard state.readers.count == 0 else { return (waiters, [CheckedContinuation<Bool, Never>]()) }
             if state.signal == nil { state.hasStopped = true }
-            defer {
-                state.stopWaiters = []
-                state.endWaiters = []
-            }
-            return (state.stopWaiters, state.endWaiters)
+            defer { state.endWaiters = [] }
+            return (waiters, state.endWaiters)
         }
         for waiter in waiters { waiter.resume() }
         for waiter in endWaiters { waiter.resume(returning: false) }  // stopped: only a stop ends a reader

@@ -35,14 +35,3 @@ extension NMEAStreamEndpoint.Transport {
         }
     }
 }
-
-extension Duration {
-    /// The duration in whole milliseconds for `poll(2)`'s timeout, clamped to `Int32` (a negative
-    /// duration is 0).
-    package var pollMilliseconds: Int32 {
-        let parts = components
-        let milliseconds = parts.seconds.multipliedReportingOverflow(by: 1000)
-        guard !milliseconds.overflow else { return parts.seconds < 0 ? 0 : .max }
-        return Int32(clamping: max(0, milliseconds.partialValue + parts.attoseconds / 1_000_000_000_000_000))
-    }
-}

@@ -57,7 +57,7 @@ package final class TCPClientStream: ByteStream {
                     )
                 }
                 let slice = min(remaining, .milliseconds(100))
-                let ready = poll(&request, 1, Int32(slice.components.attoseconds / 1_000_000_000_000_000 + slice.components.seconds * 1000) + 1)
+                let ready = poll(&request, 1, slice.pollMilliseconds)
                 if ready == 1 { break }
                 if ready < 0, errno != EINTR {
                     let error = errno
