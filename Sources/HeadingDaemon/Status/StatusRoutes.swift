@@ -31,6 +31,7 @@ struct StatusRoutes: Sendable {
     func add(to router: Router<BasicRequestContext>) {
         let board = board
         let clients = eventClients
+        let shared = SharedStatusReport(board: board, maximumAge: Self.eventInterval / 2)
         router.get("/") { _, _ in Self.asset(StatusPage.html, type: "text/html; charset=utf-8") }
         router.get("favicon.svg") { _, _ in Self.asset(StatusPage.favicon, type: "image/svg+xml") }
         router.get("status.css") { _, _ in Self.asset(StatusPage.css, type: "text/css; charset=utf-8") }
@@ -55,7 +56,7 @@ struct StatusRoutes: Sendable {
                 try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                 while ContinuousClock.now < end, !Task.isCancelled, !Task.isShuttingDownGracefully {
                     var buffer = ByteBuffer(string: "data: ")
-                    buffer.writeBytes(board.report().json())
+                    buffer.writeBytes(shared.json())
                     buffer.writeString("\n\n")
                     try await writer.write(buffer)
                     // A shutdown ends the wait, and the stream with it.
