@@ -4,6 +4,7 @@
 import Foundation
 import HeadingKit
 import HeadingKitTesting
+import NMEA2000
 import Testing
 
 @testable import HeadingDaemon
@@ -90,6 +91,29 @@ struct HeadingdScanTests {
         let headings = HeadingdStreamSourceTests.headings(run)
         #expect(headings.count == 10 && headings.suffix(5).allSatisfy { $0["source"] as? String == "\(base)&talker=HE" && $0["trueHeading"] as? Double == 123.4 },
                 "\(run.output)")
+    }
+
+    @Test func anActisenseNGT1OnASerialLineIsRecognisedAsTheBus() async throws {
+        let directory = try HeadingdStreamSourceTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ends = (directory.appendingPathComponent("ngt1").path, directory.appendingPathComponent("ttyUSB2").path)
+        let pair = try PTYPair(ends)
+        defer { pair.end() }
+        // A magnetic heading (reference 1) from address 0x10, as an NGT-1 passes it on (BST 0x93).
+        let message = ActisenseFrameSplitter.encodeMessage(
+            priority: 2, pgn: 127_250, source: 0x10, timestamp: 0x1010, payload: [0xFF, 0x16, 0x3A, 0xFF, 0x7F, 0xFF, 0x7F, 0xFD])
+        let stop = StopSignal()
+        let thread = Thread { while !stop.wait(seconds: 0.05) { PTYPair.write(bytes: message, to: ends.0) } }
+        thread.start()
+        defer { stop.stop() }
+        let scan = try await DaemonProcess.run(["scan", "serial://\(ends.1)", "--seconds", "1", "--json"])
+        #expect(scan.terminationStatus == 0, "\(scan.errors)")
+        let candidate = try #require((try Self.json(scan)["candidates"] as? [[String: Any]])?.first)
+        #expect(candidate["format"] as? String == "actisense" && candidate["sentences"] as? [String: Int] == [:], "\(candidate)")
+        let source = try #require((candidate["sources"] as? [[String: Any]])?.first, "\(candidate)")
+        // A pty takes any rate, so the first tried is the one found; a real NGT-1's is 115200.
+        #expect(source["url"] as? String == "serial://\(ends.1)?baud=4800&format=actisense" && source["kind"] as? String == "fluxgate", "\(source)")
+        #expect(source["dropIn"] as? String == "nmea2000-ngt1.conf")
     }
 
     @Test func aYDRAWGatewaysDatagramsAreTheBusWithItsTwoCompassesByNAME() async throws {
