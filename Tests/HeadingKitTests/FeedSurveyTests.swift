@@ -70,4 +70,32 @@ struct FeedSurveyTests {
         Self.take(&survey, Array("00:29:58.617 R 09F1120D FF 1C 3B FF 7F CE F5 FC".utf8))
         #expect(survey.textFrames == 1 && survey.textFormat == .yachtDevicesRaw && survey.devices[0x0D]?.pgns[127250] == 1)
     }
+
+    @Test func aHostileFeedIsCountedWithinBoundsAndNeverTraps() {
+        var survey = FeedSurvey()
+        var generator = SeededRandomNumberGenerator(seed: 41)
+        let alphabet = Array("$!*,.0123456789ABCDEFGHPRTXYZ R:\u{0}\u{7F}\u{FF}".utf8)
+        for _ in 0..<20_000 {
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0:  // noise, and sentence-like noise
+                let line = (0..<Int.random(in: 0..<120, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+                Self.take(&survey, line)
+            case 1:  // a gateway's text with any identifier and bytes
+                let count = Int.random(in: 0...9, using: &generator)
+                let text = "00:00:00.000 R \(String(UInt32.random(in: 0...UInt32.max, using: &generator), radix: 16))"
+                    + (0..<count).map { _ in " " + String(UInt8.random(in: 0...255, using: &generator), radix: 16) }.joined()
+                Self.take(&survey, Array(text.utf8))
+            default:  // a frame of any PGN from any address, fast-packet starts included
+                let bytes = (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let identifier = CANIdentifier(
+                    priority: 2, pgn: [127_250, 126_996, 60_928, 129_026, UInt32.random(in: 0...0x1FFFF, using: &generator)].randomElement(using: &generator)!,
+                    source: UInt8.random(in: 0...255, using: &generator))
+                if let frame = CANFrame(identifier: identifier, bytes: bytes) { survey.take(frame: frame) }
+            }
+        }
+        #expect(survey.sentences.count <= FeedSurvey.maximumAddresses && survey.headings.count <= FeedSurvey.maximumAddresses)
+        #expect(survey.devices.count <= 254 && survey.devices.values.allSatisfy { $0.pgns.count <= FeedSurvey.maximumPGNs })
+        #expect(survey.devices.values.allSatisfy { ($0.model ?? "").unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) } && ($0.model?.count ?? 0) <= 32 })
+        #expect(survey.unreadable > 0 && survey.frames > 0)
+    }
 }
