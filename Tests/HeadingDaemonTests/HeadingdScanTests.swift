@@ -232,6 +232,18 @@ struct HeadingdScanTests {
         #expect(scan.output.contains("No heading source found."), "\(scan.output)")
     }
 
+    @Test func ctrlCOrSIGTERMEndsTheListeningAndReportsWhatWasHeard() async throws {
+        for signal in [SIGINT, SIGTERM] {
+            let port = GPSFake.freePort()
+            let scan = DaemonProcess(arguments: ["scan", "udp://127.0.0.1:\(port)", "--seconds", "600"])
+            try scan.start()
+            #expect(await scan.wait(untilErrorsContain: "udp://127.0.0.1:\(port): listening"), "\(scan.errors)")
+            scan.send(signal)
+            #expect(await scan.waitForExit(timeout: .seconds(5)), "signal \(signal) did not end it")
+            #expect(scan.terminationStatus == 1 && scan.output.contains("silent (nothing heard before the scan was stopped"), "\(scan.output)")
+        }
+    }
+
     @Test func whatScanCannotListenToIsRefusedAtOnce() async throws {
         let replay = try await DaemonProcess.run(["scan", "replay:/tmp/x.nmea"])
         #expect(replay.terminationStatus == 64 && replay.errors.contains("a simulation or a recording is not one"), "\(replay.errors)")

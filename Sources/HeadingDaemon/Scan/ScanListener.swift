@@ -126,7 +126,11 @@ struct ScanListener: Sendable {
         case .socketCAN: "socketcan"
         }
         finding.outcome = survey.heardAnything ? .heard : .silent
-        if finding.outcome == .silent, finding.problem == nil { finding.problem = "nothing heard in \(Self.format(seconds)) s" }
+        if finding.outcome == .silent, finding.problem == nil {
+            finding.problem = signal.isStopped
+                ? "nothing heard before the scan was stopped, \(Self.format((finding.seconds * 10).rounded() / 10)) s in"
+                : "nothing heard in \(Self.format(seconds)) s"
+        }
         ScanVerdicts.describe(survey, into: &finding)
         finding.sources = ScanVerdicts.sources(base: endpoint, survey: survey, seconds: max(seconds, 0.001))
         return finding
@@ -134,6 +138,9 @@ struct ScanListener: Sendable {
 
     /// The fix for a feed that could not be opened, where there is one.
     static func fix(for endpoint: NMEAStreamEndpoint, error: ByteStreamFailure) -> String? {
+        if case .udp = endpoint.transport, error.reason.contains(String(cString: strerror(EADDRINUSE))) {
+            return "another program listens there (a running headingd? sudo systemctl stop headingd first), or give the address it is sent to"
+        }
         guard error.code == .permissionDenied else { return nil }
         switch endpoint.transport {
         case .serial(let path, _):
