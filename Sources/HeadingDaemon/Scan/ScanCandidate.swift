@@ -20,7 +20,7 @@ enum ScanCandidate: Sendable, Hashable, CustomStringConvertible {
     static let udpPorts: [UInt16] = [10110, 2000, 1457]
 
     /// Reads a candidate given on the command line, as a source URL.
-    /// - Throws: ``SettingError``-like text: why it is not one `scan` can listen to.
+    /// - Throws: ``ScanCandidateError`` saying why it is not one `scan` can listen to.
     init(parsing text: String) throws(ScanCandidateError) {
         switch SourceSpecification.parse(text) {
         case .failure(let error):
@@ -45,6 +45,7 @@ enum ScanCandidate: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The candidate as a source URL (a serial line to be tried at every rate without `baud=`).
     var description: String {
         switch self {
         case .stream(let endpoint):
@@ -103,11 +104,4 @@ enum ScanCandidate: Sendable, Hashable, CustomStringConvertible {
         }
         return found
     }
-}
-
-/// Why a candidate cannot be listened to.
-struct ScanCandidateError: Error, Sendable, CustomStringConvertible {
-    /// A sentence for a person.
-    let reason: String
-    var description: String { reason }
 }
