@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 public import Foundation
-public import NMEA2000
+import NMEA2000
 
 /// Turns lines of NMEA 0183 and gpsd JSON into heading reports: pure, no I/O, one line at a time.
 ///
