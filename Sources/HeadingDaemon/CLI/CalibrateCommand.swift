@@ -40,6 +40,10 @@ struct CalibrateCommand: ParsableCommand {
     /// The package's state directory, where the service keeps its files.
     static let defaultStateDirectory = "/var/lib/headingd"
 
+    /// Where calibrations are kept: `$STATE_DIRECTORY`, else ``defaultStateDirectory`` (the
+    /// command, the IIO source and `headingd scan` look in the same place).
+    static var calibrationDirectory: String { ProcessInfo.processInfo.environment["STATE_DIRECTORY"] ?? defaultStateDirectory }
+
     @Argument(help: ArgumentHelp("The magnetometer, as an IIO source URL: iio: or iio://DEVICE?accel=...&rate=...&root=...", valueName: "source"))
     var source: String
 
@@ -94,7 +98,7 @@ struct CalibrateCommand: ParsableCommand {
             }
         }
         let path = output ?? IIOHeadingSource.calibrationFile(
-            for: device, in: ProcessInfo.processInfo.environment["STATE_DIRECTORY"] ?? Self.defaultStateDirectory)
+            for: device, in: Self.calibrationDirectory)
         let reference = position.flatMap(Self.coordinates).map {
             MagnetometerCalibrator.Reference(WorldMagneticModel.wmm2025.field(latitude: $0.latitude, longitude: $0.longitude, at: Date()))
         }

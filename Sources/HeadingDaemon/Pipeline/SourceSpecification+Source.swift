@@ -45,7 +45,7 @@ extension SourceSpecification {
             IIOHeadingSource(
                 configuration: .init(
                     endpoint: endpoint, sourceName: description, logger: logger,
-                    calibrationDirectory: ProcessInfo.processInfo.environment["STATE_DIRECTORY"] ?? CalibrateCommand.defaultStateDirectory
+                    calibrationDirectory: CalibrateCommand.calibrationDirectory
                 )
             )
         case .stream(let endpoint, let selection):

@@ -24,7 +24,7 @@ struct ScanListener: Sendable {
     /// Ends the listening early.
     let signal: StopSignal
     /// Where the state directory's calibration files are.
-    var stateDirectory = ProcessInfo.processInfo.environment["STATE_DIRECTORY"] ?? CalibrateCommand.defaultStateDirectory
+    var stateDirectory = CalibrateCommand.calibrationDirectory
 
     /// The longest a candidate can take: a serial line tried at every rate, then listened to.
     var longest: Double { Double(NMEAStreamEndpoint.baudRates.count) * probeSlot.seconds + seconds }
