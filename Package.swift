@@ -62,16 +62,24 @@ let package = Package(
             // The World Magnetic Model's coefficient file, compiled in by scripts/embed-wmm.
             exclude: ["Processing/WMM_2025.COF"]
         ),
-        .systemLibrary(
-            name: "CGPS",
-            pkgConfig: "libgps",
-            providers: [.apt(["libgps-dev"])]
+        // Loads a C library when first used (dlopen), for CGPS and CMosquitto.
+        .target(
+            name: "CDynamicLibrary",
+            linkerSettings: [.linkedLibrary("dl")]
         ),
-        // libmosquitto (Debian's libmosquitto-dev), for the MQTT output.
-        .systemLibrary(
+        // libgps (Debian's libgps28; its header from libgps-dev), for the gpsd source: loaded with
+        // dlopen by the first connection, so a headingd reading no gpsd never maps it, nor the
+        // libraries it pulls in.
+        .target(
+            name: "CGPS",
+            dependencies: ["CDynamicLibrary"]
+        ),
+        // libmosquitto (Debian's libmosquitto1; its header from libmosquitto-dev), for the MQTT
+        // output: loaded with dlopen by the first client, so a headingd without MQTT never maps
+        // it, nor libssl and libcrypto.
+        .target(
             name: "CMosquitto",
-            pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]
+            dependencies: ["CDynamicLibrary"]
         ),
         // One MQTT connection through libmosquitto, kept by a thread of its own.
         .target(
@@ -88,7 +96,10 @@ let package = Package(
         ),
         .target(
             name: "HeadingKitTesting",
-            dependencies: ["HeadingKit", "NMEA2000"]
+            dependencies: [
+                "HeadingKit", "NMEA2000",
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
+            ]
         ),
         .executableTarget(
             name: "HeadingDaemon",

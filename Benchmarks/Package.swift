@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "headingd", path: ".."),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -20,6 +21,7 @@ let package = Package(
                 .product(name: "HeadingKitTesting", package: "headingd"),
                 .product(name: "HeadingOutputs", package: "headingd"),
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux])),
             ],
             path: "Benchmarks/HeadingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -41,6 +41,16 @@ package final class GPSDConnection {
         case overlong(length: Int)
     }
 
+    /// libgps's functions, loaded by the first connection (``CGPS``): a process that makes none
+    /// never maps libgps, nor libdbus, libsystemd and the rest that it needs.
+    private static let loaded: (library: cgps_library?, error: String) = {
+        var reason: UnsafePointer<CChar>?
+        guard let library = cgps_load(&reason) else { return (nil, reason.map { String(cString: $0) } ?? "cannot load libgps.so.28") }
+        return (library.pointee, "")
+    }()
+
+    /// libgps's functions.
+    private let library: cgps_library
     private let data: UnsafeMutablePointer<gps_data_t>
     /// The current line, up to ``messageCapacity`` bytes.
     private var line: [UInt8] = []
@@ -64,6 +74,10 @@ package final class GPSDConnection {
     ///   - signal: Ends the wait early when set.
     /// - Throws: ``Failure`` when gpsd cannot be reached.
     package init(endpoint: GPSDEndpoint, connectTimeout: Duration, signal: StopSignal) throws(Failure) {
+        guard let library = Self.loaded.library else {
+            throw Failure(reason: "the gpsd source needs libgps (Debian's libgps28), which cannot be loaded: \(Self.loaded.error)", isAccessDenied: false)
+        }
+        self.library = library
         data = .allocate(capacity: 1)
         data.initialize(to: gps_data_t())
         line.reserveCapacity(Self.messageCapacity)
@@ -73,7 +87,7 @@ package final class GPSDConnection {
                 : "cannot connect to gpsd at \(endpoint.host):\(endpoint.port): \(String(cString: strerror(error)))"
             throw Failure(reason: reason, isAccessDenied: error == EACCES || error == EPERM)
         }
-        let status = gps_open(endpoint.host, String(endpoint.port), data)
+        let status = library.open(endpoint.host, String(endpoint.port), data)
         // libgps replaces errno with its own NL_* code (negative): the system's reason is lost,
         // so a refused connection is tried once more without libgps to learn it.
         let libgpsCode = errno
@@ -87,7 +101,7 @@ package final class GPSDConnection {
             if let systemError {
                 reason += ": \(String(cString: strerror(systemError)))"
             } else {
-                reason += ": \(String(cString: gps_errstr(libgpsCode < 0 ? libgpsCode : status)))"
+                reason += ": \(library.errstr(libgpsCode < 0 ? libgpsCode : status).map { String(cString: $0) } ?? "libgps error \(status)")"
             }
             throw Failure(reason: reason, isAccessDenied: systemError == EACCES || systemError == EPERM)
         }
@@ -96,9 +110,9 @@ package final class GPSDConnection {
         let result: Int32
         if let device = endpoint.device {
             flags |= UInt32(WATCH_DEVICE)
-            result = device.withCString { gps_stream(data, flags, UnsafeMutableRawPointer(mutating: $0)) }
+            result = device.withCString { library.stream(data, flags, UnsafeMutableRawPointer(mutating: $0)) }
         } else {
-            result = gps_stream(data, flags, nil)
+            result = library.stream(data, flags, nil)
         }
         guard result == 0 else {
             close()
@@ -196,6 +210,6 @@ package final class GPSDConnection {
     func close() {
         guard isOpen else { return }
         isOpen = false
-        gps_close(data)
+        _ = library.close(data)
     }
 }

@@ -18,7 +18,8 @@ import Glibc
 /// (``publish(topic:payload:qos:retain:)``) and the client's thread at once, which libmosquitto
 /// allows when it is built with threading (Debian's is) and told so (`mosquitto_threaded_set`):
 /// its own mutexes guard the handle's queues. The handle is reset between connections only under
-/// `handleLock`, which publishing holds too. Everything of ours is behind ``state``, a `Mutex`.
+/// `handleLock`, which publishing holds too. Everything of ours is behind ``state``, a `Mutex`,
+/// but `library`, libmosquitto's functions: a `let`, set once when the first client loaded them.
 public final class MosquittoClient: @unchecked Sendable {
     /// What the client says to its owner, on the client's thread.
     public protocol Delegate: AnyObject, Sendable {
@@ -107,15 +108,28 @@ public final class MosquittoClient: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private weak let delegate: (any Delegate)?
 
-    private static let initialized: Void = { mosquitto_lib_init() }()
+    /// libmosquitto's functions, loaded (and `mosquitto_lib_init` called) by the first client:
+    /// a process that makes none never maps libmosquitto, libssl or libcrypto.
+    private static let loaded: Result<cmosquitto_library, SetupError> = {
+        var reason: UnsafePointer<CChar>?
+        guard let library = cmosquitto_load(&reason) else {
+            let why = reason.map { String(cString: $0) } ?? "cannot load libmosquitto.so.1"
+            return .failure(SetupError(description: "needs libmosquitto (Debian's libmosquitto1), which cannot be loaded: \(why)"))
+        }
+        return .success(library.pointee)
+    }()
+
+    /// libmosquitto's functions.
+    private let library: cmosquitto_library
 
     /// Makes the client (it connects once ``start()`` is called).
-    /// - Throws: ``SetupError`` when libmosquitto refuses a setting (a TLS file it cannot read).
+    /// - Throws: ``SetupError`` when libmosquitto cannot be loaded, or refuses a setting (a TLS
+    ///   file it cannot read).
     public init(configuration: Configuration, delegate: any Delegate) throws(SetupError) {
-        _ = Self.initialized
+        library = try Self.loaded.get()
         self.configuration = configuration
         self.delegate = delegate
-        guard let handle = mosquitto_new(configuration.clientID, true, nil) else {
+        guard let handle = library.new(configuration.clientID, true, nil) else {
             throw SetupError(description: "libmosquitto could not make a client: \(String(cString: strerror(errno)))")
         }
         self.handle = handle
@@ -127,32 +141,32 @@ public final class MosquittoClient: @unchecked Sendable {
     private func configure() throws(SetupError) {
         let handle = handle
         let configuration = configuration
-        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
-        mosquitto_threaded_set(handle, true)
-        mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
-        mosquitto_max_inflight_messages_set(handle, 20)
-        try check(mosquitto_username_pw_set(handle, configuration.username, configuration.password), "user name and password")
+        library.user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        _ = library.threaded_set(handle, true)
+        _ = library.int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        _ = library.max_inflight_messages_set(handle, 20)
+        try check(library.username_pw_set(handle, configuration.username, configuration.password), "user name and password")
         if let tls = configuration.tls {
-            try check(mosquitto_tls_set(handle, tls.caFile, nil, tls.certificateFile, tls.keyFile, nil), "TLS files")
+            try check(library.tls_set(handle, tls.caFile, nil, tls.certificateFile, tls.keyFile, nil), "TLS files")
             // Verify the broker's certificate and name; TLS 1.2 at least (libmosquitto negotiates up).
-            try check(mosquitto_tls_opts_set(handle, 1, "tlsv1.2", nil), "TLS options")
-            try check(mosquitto_tls_insecure_set(handle, false), "TLS host name check")
+            try check(library.tls_opts_set(handle, 1, "tlsv1.2", nil), "TLS options")
+            try check(library.tls_insecure_set(handle, false), "TLS host name check")
         }
         if let will = configuration.will {
             let rc = will.payload.withUnsafeBytes { bytes in
-                mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes.baseAddress, will.qos, will.retain)
+                library.will_set(handle, will.topic, Int32(bytes.count), bytes.baseAddress, will.qos, will.retain)
             }
             try check(rc, "last will")
         }
-        mosquitto_connect_callback_set(handle) { _, object, code in
+        library.connect_callback_set(handle) { _, object, code in
             guard let object else { return }
             Unmanaged<MosquittoClient>.fromOpaque(object).takeUnretainedValue().connected(code: code)
         }
-        mosquitto_disconnect_callback_set(handle) { _, object, code in
+        library.disconnect_callback_set(handle) { _, object, code in
             guard let object else { return }
             Unmanaged<MosquittoClient>.fromOpaque(object).takeUnretainedValue().disconnected(code: code)
         }
-        mosquitto_publish_callback_set(handle) { _, object, messageID in
+        library.publish_callback_set(handle) { _, object, messageID in
             guard let object else { return }
             let client = Unmanaged<MosquittoClient>.fromOpaque(object).takeUnretainedValue()
             client.delegate?.mosquittoPublished(client, messageID: messageID)
@@ -160,12 +174,12 @@ public final class MosquittoClient: @unchecked Sendable {
     }
 
     deinit {
-        mosquitto_destroy(handle)
+        library.destroy(handle)
     }
 
     private func check(_ code: Int32, _ what: String) throws(SetupError) {
         guard code == MOSQ_ERR_SUCCESS.rawValue else {
-            throw SetupError(description: "\(what): \(String(cString: mosquitto_strerror(code)))")
+            throw SetupError(description: "\(what): \(Self.text(library.strerror(code), orCode: code))")
         }
     }
 
@@ -188,7 +202,7 @@ public final class MosquittoClient: @unchecked Sendable {
             guard isConnected else { return nil }
             var messageID: Int32 = 0
             let rc = message.payload.withUnsafeBytes { bytes in
-                mosquitto_publish(handle, &messageID, message.topic, Int32(bytes.count), bytes.baseAddress, message.qos, message.retain)
+                library.publish(handle, &messageID, message.topic, Int32(bytes.count), bytes.baseAddress, message.qos, message.retain)
             }
             return rc == MOSQ_ERR_SUCCESS.rawValue ? messageID : nil
         }
@@ -206,7 +220,7 @@ public final class MosquittoClient: @unchecked Sendable {
         }
         guard !wasStopped else { return }
         wake.signal()
-        mosquitto_disconnect(handle)
+        _ = library.disconnect(handle)
         _ = ended.wait(timeout: .now() + seconds)
     }
 
@@ -243,19 +257,19 @@ public final class MosquittoClient: @unchecked Sendable {
         // connection that ended, beside the owner's own retries (its journal): twice each.
         let reset = handleLock.withLock { _ -> String? in
             let opaque = Unmanaged.passUnretained(self).toOpaque()
-            guard mosquitto_reinitialise(handle, configuration.clientID, true, opaque) == MOSQ_ERR_SUCCESS.rawValue else {
+            guard library.reinitialise(handle, configuration.clientID, true, opaque) == MOSQ_ERR_SUCCESS.rawValue else {
                 return "libmosquitto could not reset its client"
             }
             do { try configure() } catch { return "\(error)" }
             return nil
         }
         if let reset { return reset }
-        let rc = mosquitto_connect_async(handle, configuration.host, Int32(configuration.port), configuration.keepalive)
+        let rc = library.connect_async(handle, configuration.host, Int32(configuration.port), configuration.keepalive)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else { return describe(rc) }
         let started = ContinuousClock.now
         var everConnected = false
         while !isStopped {
-            let rc = mosquitto_loop(handle, 250, 1)
+            let rc = library.loop(handle, 250, 1)
             if isConnected { everConnected = true }
             if rc != MOSQ_ERR_SUCCESS.rawValue {
                 state.withLock { $0.isConnected = false }
@@ -265,23 +279,28 @@ public final class MosquittoClient: @unchecked Sendable {
                 return everConnected ? Self.wasConnected : describe(rc)
             }
             if !everConnected, ContinuousClock.now - started > .milliseconds(Int64(configuration.connectTimeout * 1000)) {
-                mosquitto_disconnect(handle)
+                _ = library.disconnect(handle)
                 return "no answer from \(configuration.host):\(configuration.port) within \(configuration.connectTimeout) s"
             }
         }
         // Stopped: let the DISCONNECT go out.
-        for _ in 0..<4 where mosquitto_loop(handle, 50, 1) == MOSQ_ERR_SUCCESS.rawValue {}
+        for _ in 0..<4 where library.loop(handle, 50, 1) == MOSQ_ERR_SUCCESS.rawValue {}
         return "stopped"
+    }
+
+    /// libmosquitto's text for a code (which it always has; the code itself otherwise).
+    private static func text(_ text: UnsafePointer<CChar>?, orCode code: Int32) -> String {
+        text.map { String(cString: $0) } ?? "libmosquitto code \(code)"
     }
 
     private func describe(_ code: Int32) -> String {
         if code == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
-        return String(cString: mosquitto_strerror(code))
+        return Self.text(library.strerror(code), orCode: code)
     }
 
     private func connected(code: Int32) {
         guard code == 0 else {
-            lastRefusal.withLock { $0 = String(cString: mosquitto_connack_string(code)) }
+            lastRefusal.withLock { $0 = Self.text(library.connack_string(code), orCode: code) }
             return
         }
         state.withLock { $0.isConnected = true }

@@ -93,6 +93,8 @@ public struct NMEA2000Node: Sendable {
     private var sequence: UInt8 = 0
     private var heartbeatSequence: UInt8 = 0
     private var nextHeartbeat: Duration?
+    /// Whether the beat starts at the next heartbeat written (the first after a claim won).
+    private var beatStartsWhenWritten = false
     private var lastVariationSent: Duration?
     private var fastPacketSequences: [UInt32: UInt8] = [:]
 
@@ -117,6 +119,7 @@ public struct NMEA2000Node: Sendable {
     /// - Returns: The frames to write.
     public mutating func start(at now: Duration) -> [CANFrame] {
         nextHeartbeat = nil
+        beatStartsWhenWritten = false
         guard !isDataOnly else { return [] }
         return frames(for: claim.start(at: now))
     }
@@ -126,6 +129,17 @@ public struct NMEA2000Node: Sendable {
     /// - Parameter now: When the frame was written.
     public mutating func claimSent(at now: Duration) {
         claim.sent(at: now)
+    }
+
+    /// A heartbeat's frame was written at `now`. The first after a claim won starts the beat: the
+    /// next is due an interval after it reached the bus, not after the tick that made it (which
+    /// queued it behind 126996's fast packet, so counting from the tick gave a short first gap
+    /// when those frames were slow to go out). Later heartbeats keep the beat they were due on.
+    /// - Parameter now: When the frame was written.
+    public mutating func heartbeatSent(at now: Duration) {
+        guard beatStartsWhenWritten else { return }
+        beatStartsWhenWritten = false
+        nextHeartbeat = now + heartbeatInterval
     }
 
     /// The next time ``tick(at:)`` has something to do: the claim's end or the heartbeat.
@@ -145,6 +159,7 @@ public struct NMEA2000Node: Sendable {
         if claim.tick(at: now) {
             out += fastPacket(NMEA2000PGN.productInformation, productInformation.payload, to: 255)
             nextHeartbeat = now
+            beatStartsWhenWritten = true
         }
         if claim.mayTransmit, let due = nextHeartbeat, now >= due {
             let interval = heartbeatInterval.components

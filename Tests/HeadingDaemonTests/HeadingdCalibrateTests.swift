@@ -15,6 +15,8 @@ final class TurningIIOTree: Sendable {
     let root: URL
     private let stopped = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
+    /// The six `*_raw` files, held open (magnetometer X, Y, Z, then accelerometer X, Y, Z).
+    private let descriptors: [Int32]
 
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-calibrate-\(UUID().uuidString)")
@@ -25,21 +27,26 @@ final class TurningIIOTree: Sendable {
         }
         try Data("0.001\n".utf8).write(to: root.appendingPathComponent("iio:device0/in_magn_scale"))  // 0.1 µT a count
         try Data("0.001\n".utf8).write(to: root.appendingPathComponent("iio:device1/in_accel_scale"))
+        let root = root
+        descriptors = [("iio:device0", "magn"), ("iio:device1", "accel")].flatMap { device, type in
+            ["x", "y", "z"].map { axis in open(root.appendingPathComponent("\(device)/in_\(type)_\(axis)_raw").path, O_WRONLY | O_CREAT, 0o644) }
+        }
+        guard descriptors.allSatisfy({ $0 >= 0 }) else { throw POSIXError(.EIO) }
     }
 
     /// Writes one reading (µT, m/s²) in place, each value padded to one width and written by one
     /// `pwrite`: the source holds the files open and must never find one empty, as sysfs never is.
+    /// The six writes follow each other as closely as they can; a reading the source takes across
+    /// them is torn (axes from two attitudes), as a real sensor's is across a fast turn, and the
+    /// calibrator sets it aside.
     func write(field: Vector3, acceleration: Vector3) {
-        for (device, type, vector, scale) in [("iio:device0", "magn", field, 0.1), ("iio:device1", "accel", acceleration, 0.001)] {
-            for (axis, value) in [("x", vector.x), ("y", vector.y), ("z", vector.z)] {
-                let path = root.appendingPathComponent("\(device)/in_\(type)_\(axis)_raw").path
-                let number = String(Int((value / scale).rounded()))
-                let text = String(repeating: " ", count: max(0, 11 - number.count)) + number + "\n"
-                let descriptor = open(path, O_WRONLY | O_CREAT, 0o644)
-                guard descriptor >= 0 else { continue }
-                _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
-                close(descriptor)
-            }
+        let values = [field.x / 0.1, field.y / 0.1, field.z / 0.1, acceleration.x / 0.001, acceleration.y / 0.001, acceleration.z / 0.001]
+        let texts = values.map { value in
+            let number = String(Int(value.rounded()))
+            return String(repeating: " ", count: max(0, 11 - number.count)) + number + "\n"
+        }
+        for (descriptor, text) in zip(descriptors, texts) {
+            _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
         }
     }
 
@@ -67,6 +74,7 @@ final class TurningIIOTree: Sendable {
     func stop() {
         stopped.store(true, ordering: .relaxed)
         while !finished.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.005) }
+        for descriptor in descriptors { close(descriptor) }
         try? FileManager.default.removeItem(at: root)
     }
 }

@@ -139,6 +139,61 @@ struct MagnetometerCalibratorTests {
         #expect(reasons.contains { $0.contains("a magnetic disturbance nearby") && $0.contains("+60 %") }, "\(reasons)")
     }
 
+    /// Offers `count` readings of the sensor turned every way, every `tornEvery`-th one torn: its X axis
+    /// read at one attitude and Y and Z at the next, as three sysfs files read across a fast turn.
+    static func tumbleTearing(_ sensor: inout SimulatedMagnetometer, _ count: Int, tornEvery: Int, into calibrator: inout MagnetometerCalibrator) -> Int {
+        var torn = 0
+        for index in 0..<count {
+            var attitude = sensor.randomAttitude()
+            var reading = sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll)
+            if index % tornEvery == tornEvery - 1 {
+                attitude = sensor.randomAttitude()
+                let next = sensor.reading(heading: attitude.heading, pitch: attitude.pitch, roll: attitude.roll)
+                reading.field = Vector3(x: reading.field.x, y: next.field.y, z: next.field.z)
+                if calibrator.add(field: reading.field, acceleration: reading.acceleration) { torn += 1 }
+            } else {
+                calibrator.add(field: reading.field, acceleration: reading.acceleration)
+            }
+        }
+        return torn
+    }
+
+    @Test func aFewTornReadingsAreSetAsideAndTheFitIsAsGood() throws {
+        let field = CalibrationSites.field(CalibrationSites.all[0])
+        var sensor = SimulatedMagnetometer(field: field, noise: 0.15, accelerationNoise: 0.02, seed: 37)
+        sensor.hardIron = Vector3(x: 20, y: -35, z: 15)
+        sensor.softIron = Matrix3(Vector3(x: 1.1, y: 0.04, z: 0), Vector3(x: 0.04, y: 0.93, z: -0.03), Vector3(x: 0, y: -0.03, z: 1.02))
+        var calibrator = MagnetometerCalibrator(shape: .sphere, reference: .init(field))
+        let torn = Self.tumbleTearing(&sensor, 1500, tornEvery: 50, into: &calibrator)
+        #expect(torn == 30)
+        let calibration = try #require(calibrator.fit())
+        // Torn readings far off the sphere are set aside (one torn across a small turn may stay, harmless).
+        let setAside = calibrator.sampleCount - calibration.samples
+        #expect(setAside > 20 && setAside <= torn, "\(setAside) of \(torn) torn set aside")
+        #expect((calibration.offset - sensor.hardIron).length < 0.5, "\(calibration.offset)")
+        #expect(calibration.residual < 0.4 && calibration.headingError < 1.2, "\(calibration)")
+        #expect(calibrator.assess(calibration) == .good, "\(calibrator.assess(calibration))")
+        // Kept in, those 2 % alone would fail the bound: the residual over every sample, this fit's.
+        let everyError = calibrator.samples.map { MagnetometerCalibrator.error(of: $0, corrected: calibration) }
+        let everyResidual = CalibrationSites.rms(everyError)
+        #expect(atan(everyResidual / (field.horizontalIntensity / 1000)) * 180 / .pi > MagnetometerCalibrator.Bounds.headingError, "\(everyResidual) µT")
+    }
+
+    @Test func manyReadingsOffTheFitAreNotSetAsideButSaidInTheResidual() throws {
+        let field = CalibrationSites.field(CalibrationSites.all[0])
+        var sensor = SimulatedMagnetometer(field: field, noise: 0.15, accelerationNoise: 0.02, seed: 41)
+        var calibrator = MagnetometerCalibrator(shape: .sphere, reference: .init(field))
+        let torn = Self.tumbleTearing(&sensor, 1500, tornEvery: 5, into: &calibrator)
+        #expect(torn == 300)
+        let calibration = try #require(calibrator.fit())
+        #expect(calibration.samples == calibrator.sampleCount, "20 % off the fit is not a glitch: nothing set aside")
+        guard case .notEnough(let reasons) = calibrator.assess(calibration) else {
+            Issue.record("expected not enough, got \(calibrator.assess(calibration))")
+            return
+        }
+        #expect(reasons.contains { $0.contains("move it more slowly") }, "\(reasons)")
+    }
+
     @Test func memoryIsBoundedAndAStillSensorAddsNothing() {
         var calibrator = MagnetometerCalibrator(shape: .sphere, capacity: 200)
         for _ in 0..<1000 { calibrator.add(field: Vector3(x: 20, y: 0, z: -40), acceleration: nil) }

@@ -4,7 +4,14 @@
 import Clocks
 import Foundation
 import HeadingKit
+import Synchronization
 import Testing
+
+#if canImport(Combine)
+import Combine
+#else
+import OpenCombine
+#endif
 
 struct ReplayHeadingSourceTests {
     // MARK: The shared gpsd logs
@@ -222,6 +229,25 @@ struct ReplayHeadingSourceTests {
         #expect(events.compactMap(\.heading?.trueHeading) == [1, 2, 3, 1, 2, 3, 1, 2, 3, 1])
         #expect(summary.outcome == .stopped)
         #expect(summary.passes >= 4)
+    }
+
+    @Test func aFlatOutReplayStoppedByItsProxyCountsOnlyTheHeadingsDelivered() async throws {
+        // 20,000 headings in batches of 256; the proxy is disabled (which stops the source) from a
+        // subscriber once the first batch arrives. The replay must not go on counting headings the
+        // disabled proxy no longer takes: what it says it delivered is what was published.
+        let file = try TemporaryFile(lines: (0..<20_000).map { nmea("GPHDT,\(Double($0 % 360)),T") })
+        let source = ReplayHeadingSource(configuration: .init(path: file.path, speed: .flatOut))
+        let proxy = HeadingProxy(source: source, delivery: .immediate)
+        let published = Mutex(0)
+        let subscription = proxy.headingPublisher.sink { @Sendable _ in
+            if published.withLock({ count in count += 1; return count }) == ReplayHeadingSource.batchSize { proxy.disable() }
+        }
+        defer { subscription.cancel() }
+        proxy.enable()
+        let summary = await source.waitUntilFinished()
+        #expect(summary.outcome == .stopped)
+        #expect(summary.headings == published.withLock { $0 }, "\(summary.headings) counted, \(published.withLock { $0 }) published")
+        #expect(summary.headings < 20_000)
     }
 
     @Test func loopingAFileWithoutHeadingsEndsInsteadOfSpinning() async throws {

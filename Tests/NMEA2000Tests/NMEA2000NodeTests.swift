@@ -128,6 +128,29 @@ struct NMEA2000NodeTests {
         #expect(node.nextDeadline == .seconds(240) + .milliseconds(250))
     }
 
+    /// The first heartbeat after a claim won goes out behind 126996's frames: the beat counts from
+    /// when it was written, so the next gap on the bus is the interval, not the interval less the
+    /// time those frames took. Later heartbeats written late keep their beat.
+    @Test func theBeatStartsWhenTheFirstHeartbeatIsWritten() {
+        var node = NMEA2000Node(identity: Self.identity, preferred: 35, heartbeatInterval: .seconds(2))
+        _ = node.start(at: .zero)
+        let won = node.tick(at: .milliseconds(250))
+        #expect(won.last?.identifier.pgn == NMEA2000PGN.heartbeat)
+        #expect(node.nextDeadline == .milliseconds(2250), "due from the tick until it is written")
+        node.heartbeatSent(at: .milliseconds(450))
+        #expect(node.nextDeadline == .milliseconds(2450))
+        #expect(node.tick(at: .milliseconds(2449)).isEmpty)
+        #expect(node.tick(at: .milliseconds(2450)).map(\.identifier.pgn) == [NMEA2000PGN.heartbeat])
+        // The second written 100 ms late: the third is still due on the beat.
+        node.heartbeatSent(at: .milliseconds(2550))
+        #expect(node.nextDeadline == .milliseconds(4450))
+        // A claim made again starts the beat again from its first heartbeat's write.
+        _ = node.start(at: .seconds(5))
+        _ = node.tick(at: .seconds(5) + .milliseconds(250))
+        node.heartbeatSent(at: .seconds(5) + .milliseconds(300))
+        #expect(node.nextDeadline == .seconds(7) + .milliseconds(300))
+    }
+
     @Test func dataOnlyItClaimsNothingAnswersNothingAndSendsHeadingsAtOnce() {
         var node = NMEA2000Node(identity: Self.identity, preferred: 35, dataOnly: true)
         #expect(node.start(at: .zero).isEmpty)

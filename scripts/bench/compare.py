@@ -12,7 +12,10 @@ here = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(command, stdin_path=None):
-    """Runs command with stdout to /dev/null; returns (seconds, peak RSS in KiB, stderr).
+    """Runs command with stdout to /dev/null; returns (seconds, CPU seconds, peak RSS in KiB, stderr).
+
+    CPU is user + system time of all the command's threads (GNU time's %U and %S): a flat-out
+    headingd prints on a thread of its own beside its decoding, so its wall time is less than its CPU.
 
     Peak RSS comes from GNU time, which forks the command from its own small process: Linux
     carries a process's peak RSS across exec, so a command spawned straight from this Python
@@ -20,7 +23,7 @@ def run(command, stdin_path=None):
     """
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     started = time.perf_counter()
-    process = subprocess.run(["/usr/bin/time", "-f", "RSS %M", *command], stdin=stdin,
+    process = subprocess.run(["/usr/bin/time", "-f", "RSS %M %U %S", *command], stdin=stdin,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - started
     if stdin_path:
@@ -29,8 +32,9 @@ def run(command, stdin_path=None):
     if process.returncode != 0:
         sys.exit(f"bench-compare: {command[0]} failed ({process.returncode}): {errors[-500:]}")
     lines = errors.splitlines()
-    rss = int(lines[-1].split()[1]) if lines and lines[-1].startswith("RSS ") else 0
-    return elapsed, rss, "\n".join(lines[:-1])
+    fields = lines[-1].split() if lines and lines[-1].startswith("RSS ") else ["RSS", "0", "0", "0"]
+    rss, cpu = int(fields[1]), float(fields[2]) + float(fields[3])
+    return elapsed, cpu, rss, "\n".join(lines[:-1])
 
 
 def main():
@@ -66,31 +70,37 @@ def main():
     if arguments.baseline:
         contenders["headingd-baseline"] = ([arguments.baseline, "--source", f"replay:{path}", "--speed", "max", "--format", "json"], None)
     times = {name: [] for name in contenders}
+    cpu_times = {name: [] for name in contenders}
     peak = {name: 0 for name in contenders}
     notes = {}
     for round_number in range(arguments.rounds):
         for name, (command, stdin_path) in contenders.items():
-            elapsed, rss, errors = run(command, stdin_path)
+            elapsed, cpu, rss, errors = run(command, stdin_path)
             times[name].append(elapsed)
+            cpu_times[name].append(cpu)
             peak[name] = max(peak[name], rss)
             if name.startswith("headingd"):
                 notes[name] = next((line for line in errors.splitlines() if "replay of" in line), "")
         print(f"round {round_number + 1}: " + ", ".join(f"{name} {times[name][-1]:.3f} s" for name in contenders), flush=True)
 
     medians = {name: statistics.median(values) for name, values in times.items()}
+    cpu = {name: statistics.median(values) for name, values in cpu_times.items()}
     print()
     # Rates are of the recording's NMEA sentences for every contender: the same boat, the same seconds.
-    print(f"{'':18} {'median s':>9} {'sentences/s':>12} {'÷ headingd':>12} {'peak RSS':>9}")
+    print(f"{'':18} {'median s':>9} {'sentences/s':>12} {'÷ headingd':>12} {'CPU s':>7} {'÷ headingd':>11} {'peak RSS':>9}")
     for name in contenders:
         rate = arguments.sentences / medians[name]
         ratio = medians[name] / medians["headingd"]
-        print(f"{name:18} {medians[name]:9.3f} {rate:12,.0f} {ratio:11.2f}× {peak[name] / 1024:7.1f} MB")
+        cpu_ratio = cpu[name] / cpu["headingd"] if cpu["headingd"] else 0
+        print(f"{name:18} {medians[name]:9.3f} {rate:12,.0f} {ratio:11.2f}× {cpu[name]:7.3f} {cpu_ratio:10.2f}× {peak[name] / 1024:7.1f} MB")
     print()
     print(f"headingd: {notes.get('headingd', '')}")
     print(f"headingd-gpsd-json: {notes.get('headingd-gpsd-json', '')}")
     if arguments.baseline:
-        print(f"headingd-baseline ({arguments.baseline}) vs gpsdecode: {medians['gpsdecode'] / medians['headingd-baseline']:.2f}×")
-    print(f"headingd vs gpsdecode: {medians['gpsdecode'] / medians['headingd']:.2f}× (target ≥ 3, stretch 5); "
+        print(f"headingd-baseline ({arguments.baseline}) vs gpsdecode: {medians['gpsdecode'] / medians['headingd-baseline']:.2f}× "
+              f"(CPU {cpu['gpsdecode'] / cpu['headingd-baseline']:.2f}×)")
+    print(f"headingd vs gpsdecode: {medians['gpsdecode'] / medians['headingd']:.2f}× (target ≥ 3, stretch 5; "
+          f"CPU {cpu['gpsdecode'] / cpu['headingd']:.2f}×); "
           f"the gpsd JSON form vs gpsdecode on NMEA: {medians['gpsdecode'] / medians['headingd-gpsd-json']:.2f}× (target ≥ 1); "
           f"vs pynmea2: {medians['pynmea2'] / medians['headingd']:.2f}×; "
           f"peak RSS {peak['headingd'] / 1024:.1f} MB")

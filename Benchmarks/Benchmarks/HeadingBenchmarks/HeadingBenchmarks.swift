@@ -12,6 +12,13 @@ import Foundation
 import HeadingKit
 import HeadingKitTesting
 import HeadingOutputs
+import Synchronization
+
+#if canImport(Combine)
+import Combine
+#else
+@preconcurrency import OpenCombine
+#endif
 
 let benchmarks: @Sendable () -> Void = {
     let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal, .instructions]
@@ -164,9 +171,7 @@ let benchmarks: @Sendable () -> Void = {
     let liveSource = ScriptedHeadingSource()
     let livePipeline = Pipeline(source: liveSource)
     livePipeline.proxy.enable()
-    coldBenchmark("latency bytes in → observer (HDT)", prepare: { HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception) }) { decoder in
-        if let report = decoder.decode(hdt, number: 1, receivedAt: Date()).report { liveSource.send(report) }
-    }
+    coldBytesInBenchmark("latency bytes in → observer (HDT)", line: hdt, to: liveSource, keeping: livePipeline)
 
     // Its stages alone at the same rate, to see which the cold path's time is: the decoder, the
     // split of a line alone, and a bare post of a heading notification to one observer (no proxy,
@@ -187,21 +192,26 @@ let benchmarks: @Sendable () -> Void = {
     let subscribedCount = Counter()
     let subscription = subscribedProxy.publisher.sink { _ in subscribedCount.increment() }
     subscribedProxy.enable()
-    coldBenchmark(
-        "latency stage: bytes in → a subscriber of the proxy's publisher (no center)",
-        prepare: { () -> HeadingLineDecoder in
-            withExtendedLifetime(subscription) {}
-            return HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
-        }
-    ) { decoder in
-        if let report = decoder.decode(hdt, number: 1, receivedAt: Date()).report { subscribedSource.send(report) }
-    }
+    coldBytesInBenchmark(
+        "latency stage: bytes in → a subscriber of the proxy's publisher (no center)", line: hdt, to: subscribedSource,
+        keeping: subscription
+    )
     let coldCenter = NotificationCenter()
     let coldReceived = Counter()
     let coldToken = coldCenter.addHeadingEventObserver { _ in coldReceived.increment() }
     let coldHeading = Heading(trueHeading: 274.07, magneticHeading: nil, timestamp: Date(), source: "benchmark")
     coldBenchmark("latency stage: post a heading notification", prepare: { withExtendedLifetime(coldToken) {} }) { _ in
         coldCenter.post(Notification.heading(.heading(coldHeading), object: nil))
+    }
+
+    // headingd's own path, at the same rate (issue 38): bytes in → decoder → proxy → processor,
+    // then to the stdout log's place (an observer of the center, through the bridge) and to the
+    // typed fan-out's place (a stage of the processor: no notification). One pipeline each, as a
+    // running headingd has; the bare post above is the floor the first is measured against.
+    for (name, typed) in [("the stdout log's place (a center observer)", false), ("a typed consumer (the fan-out's place)", true)] {
+        let source = ScriptedHeadingSource()
+        let pipeline = ProcessorPipeline(source: source, typed: typed)
+        coldBytesInBenchmark("latency bytes in → processor → \(name)", line: hdt, to: source, keeping: pipeline)
     }
 
     // MARK: The whole replay source, flat out, over a generated file
@@ -242,6 +252,39 @@ struct Pipeline {
         tokens.forEach { $0.cancel() }
         bridge.cancel()
         blackHole(received.value)
+    }
+}
+
+/// headingd's pipeline: a source behind a proxy, a processor over it, and one consumer — an
+/// observer of a center of its own through the bridge (the stdout log's place), or a stage of the
+/// processor (the typed fan-out's place: a lock and a list of consumers, as headingd's has).
+final class ProcessorPipeline: Sendable {
+    let proxy: HeadingProxy
+    let processor: HeadingProcessor
+    let center = NotificationCenter()
+    let bridge: HeadingNotificationBridge?
+    let received = Counter()
+    let token: HeadingObservation?
+    let stage: AnyCancellable?
+
+    init(source: any HeadingSource, typed: Bool = false) {
+        proxy = HeadingProxy(source: source, delivery: .immediate)
+        processor = HeadingProcessor(inputs: [(proxy, HeadingProcessor.Installation())], delivery: .immediate)
+        let received = received
+        if typed {
+            let consumers = Mutex([{ @Sendable (_: HeadingEvent) in received.increment() }])
+            stage = processor.addTestingStage { event in
+                for consumer in consumers.withLock({ $0 }) { consumer(event) }
+            }
+            bridge = nil
+            token = nil
+        } else {
+            bridge = HeadingNotificationBridge(processor: processor, center: center)
+            token = center.addHeadingEventObserver { _ in received.increment() }
+            stage = nil
+        }
+        processor.start()
+        proxy.enable()
     }
 }
 
@@ -293,6 +336,20 @@ func coldBenchmark<Prepared>(_ name: String, prepare: @escaping () -> Prepared, 
         benchmark.startMeasurement()
         measured(&prepared)
         benchmark.stopMeasurement()
+    }
+}
+
+/// ``coldBenchmark(_:prepare:_:)`` of one line decoded and its heading sent to `source`, from a
+/// fresh decoder each time, with `kept` (the pipeline or subscription behind the source) alive.
+func coldBytesInBenchmark(_ name: String, line: [UInt8], to source: ScriptedHeadingSource, keeping kept: some Sendable) {
+    coldBenchmark(
+        name,
+        prepare: { () -> HeadingLineDecoder in
+            withExtendedLifetime(kept) {}
+            return HeadingLineDecoder(path: "benchmark", sourceName: "benchmark", timestamping: .reception)
+        }
+    ) { decoder in
+        if let report = decoder.decode(line, number: 1, receivedAt: Date()).report { source.send(report) }
     }
 }
 

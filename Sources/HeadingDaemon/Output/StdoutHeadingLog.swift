@@ -48,21 +48,34 @@ final class StdoutHeadingLog: Service, Sendable {
             buffer: batchesOutput ? OutputBuffer(writer: output) : nil, errors: errors, end: limitContinuation
         )
         self.printer = printer
+        // A flat-out replay's events are printed on a thread of their own, beside the decoding
+        // (in order; the poster waits when it is eight hand-overs ahead).
+        let printingThread = batchesOutput
+            ? PrintingThread(name: "headingd-print") { events in printer.print(into: printer.buffer) { events.forEach($0) } }
+            : nil
+        self.printingThread = printingThread
         // A batch (a flat-out replay's, or a burst a stream read at once) is written in one block:
         // into the persistent buffer when output is batched, else into the batch buffer, flushed at
         // the batch's end. Every other event is written as it comes.
         let token = center.addObserver(forName: nil, object: nil, queue: nil) { notification in
+            if let printingThread {
+                let events = notification.heldHeadingEvents
+                if events.isEmpty || printingThread.enqueue(events) { return }
+                return printer.print(into: printer.buffer) { events.forEach($0) }  // after the log's end: here, still in order
+            }
             let isBatch = notification.name == .headingBatchDidArrive
             let buffer = printer.buffer ?? (isBatch ? printer.batchBuffer : nil)
-            var ended = false
-            notification.forEachHeadingEvent { event in
-                if !ended, printer.handle(event, into: buffer) { ended = true }
-            }
-            if isBatch, printer.buffer == nil, let error = printer.batchBuffer.flush() { printer.recordWriteError(error) }
-            if ended { printer.end.finish() }
+            printer.print(into: buffer, flushingBatchBuffer: isBatch && printer.buffer == nil) { notification.forEachHeadingEvent($0) }
         }
         observation = HeadingObservation(center: center, token: token)
     }
+
+    deinit {
+        printingThread?.close()
+    }
+
+    /// Prints a flat-out replay's events beside the decoding; `nil` when every event is printed where it arrives.
+    private let printingThread: PrintingThread?
 
     /// The number of headings printed so far.
     var headingCount: Int { printer.state.withLock { $0.printed } }
@@ -86,6 +99,7 @@ final class StdoutHeadingLog: Service, Sendable {
             whenEnded()
             try? await gracefulShutdown()
         }
+        printingThread?.close()  // what was handed over is printed before the last block goes out
         if let error = printer.buffer?.flush() { printer.recordWriteError(error) }
     }
 
@@ -126,6 +140,22 @@ final class StdoutHeadingLog: Service, Sendable {
         }
 
         var writeError: LineWriter.WriteError? { state.withLock { $0.failedWrite } }
+
+        /// Prints the events `forEach` gives, in order, their lines into `buffer` (each written at
+        /// once when `nil`); then writes the batch buffer when asked; ends the log when the limit
+        /// is reached. What the center's observer and the printing thread both do.
+        /// - Parameters:
+        ///   - buffer: Where heading lines are collected, or `nil`.
+        ///   - flushingBatchBuffer: Whether ``batchBuffer`` is written after the events.
+        ///   - forEach: Calls its argument with each event.
+        func print(into buffer: OutputBuffer?, flushingBatchBuffer: Bool = false, _ forEach: ((HeadingEvent) -> Void) -> Void) {
+            var ended = false
+            forEach { event in
+                if !ended, handle(event, into: buffer) { ended = true }
+            }
+            if flushingBatchBuffer, let error = batchBuffer.flush() { recordWriteError(error) }
+            if ended { end.finish() }
+        }
 
         /// Records the first failed heading write, says so on standard error, and ends the log.
         func recordWriteError(_ error: LineWriter.WriteError) {

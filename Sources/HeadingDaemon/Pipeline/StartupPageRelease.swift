@@ -21,6 +21,8 @@ import Glibc
 /// Only mappings that are not writable, belong to a file, and hold no private (copy-on-write)
 /// page are released: `/proc/self/smaps` says so (`Anonymous: 0 kB`), so relocated data — made
 /// read-only after its relocations (RELRO) but no longer the file's bytes — is never touched.
+/// One part of a writable mapping is released too, page by page: the executable's `.rodata`,
+/// which the link leaves writable, where a page is still the file's (``WritableReadOnlyData``).
 struct StartupPageRelease: Service {
     /// How long after the start the pages are released: start-up's work is done by then.
     let delay: Duration
@@ -41,8 +43,12 @@ struct StartupPageRelease: Service {
     /// - Returns: The bytes of the mappings released (their size, not only their resident part).
     static func releaseCleanFilePages() -> Int {
         guard let smaps = WholeFile.read(path: "/proc/self/smaps") else { return 0 }
+        let pageSize = UInt(max(4096, sysconf(Int32(_SC_PAGESIZE))))
+        // All decided before anything is released, so that only the system calls run after it
+        // (code run after the release brings its own pages back).
+        let rodata = WritableReadOnlyData.range().map { WritableReadOnlyData.filePages(in: $0, pageSize: pageSize) } ?? []
         var released = 0
-        for mapping in cleanReadOnlyFileMappings(smaps) {
+        for mapping in cleanReadOnlyFileMappings(smaps) + rodata {
             guard let start = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
             let length = Int(mapping.end - mapping.start)  // end > start: checked when parsed
             if madvise(start, length, MADV_DONTNEED) == 0 { released += length }

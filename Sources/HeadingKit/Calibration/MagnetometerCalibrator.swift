@@ -63,6 +63,11 @@ public struct MagnetometerCalibrator: Sendable {
         public static let fieldStrength = 0.25
         /// The largest difference of the inclination from the model's, in degrees.
         public static let inclination = 10.0
+        /// How many robust standard deviations (1.4826 times the median error's size) a sample may be off a
+        /// first fit before it is set aside, when it is also more than 1 % of the field off.
+        public static let outlierDeviations = 5.0
+        /// The largest share of the samples that may be set aside; with more off the fit, none is.
+        public static let outlierShare = 0.05
         /// Without a reference: the Earth's field anywhere, in µT (about 22–67).
         public static let earthField = 20.0...70.0
     }
@@ -155,13 +160,45 @@ public struct MagnetometerCalibrator: Sendable {
     }
 
     /// The best fit of the samples so far, `nil` with fewer than 10.
+    ///
+    /// Samples far off a first fit — more than ``Bounds/outlierDeviations`` robust standard deviations
+    /// and 1 % of the field (a glitch, a jolt, axes read across a fast turn) — are set aside and the fit is
+    /// made again without them, when they are at most ``Bounds/outlierShare`` of the samples; more than
+    /// that is not a glitch, and all of them stay (the residual then says so). The calibration's
+    /// ``MagnetometerCalibration/samples`` counts the samples it was fitted to: ``sampleCount`` less it
+    /// is how many were set aside.
     /// - Parameter date: When it is made.
     public func fit(at date: Date = Date()) -> MagnetometerCalibration? {
         guard samples.count >= 10 else { return nil }
-        return switch shape {
-            case .sphere: fitSphereThenEllipsoid(at: date)
-            case .circle: fitCircle(at: date)
+        let first = fit(samples, at: date)
+        guard let kept = Self.withoutOutliers(samples, of: first) else { return first }
+        return fit(kept, at: date)
+    }
+
+    private func fit(_ samples: [Sample], at date: Date) -> MagnetometerCalibration {
+        switch shape {
+        case .sphere: fitSphereThenEllipsoid(samples, at: date)
+        case .circle: fitCircle(samples, at: date)
         }
+    }
+
+    /// The samples within the bound of `calibration`, or `nil` when none is outside it or too many are.
+    static func withoutOutliers(_ samples: [Sample], of calibration: MagnetometerCalibration) -> [Sample]? {
+        let errors = samples.map { abs(error(of: $0, corrected: calibration)) }
+        guard errors.allSatisfy(\.isFinite) else { return nil }
+        let median = errors.sorted()[errors.count / 2]
+        // For errors normally spread about zero, the median of their sizes is 0.6745 standard deviations.
+        let bound = max(Bounds.outlierDeviations * 1.4826 * median, 0.01 * calibration.fieldStrength)
+        let outliers = errors.count { $0 > bound }
+        guard outliers > 0, Double(outliers) <= Bounds.outlierShare * Double(samples.count), samples.count - outliers >= 10 else { return nil }
+        return zip(samples, errors).filter { $0.1 <= bound }.map(\.0)
+    }
+
+    /// How far one sample, corrected, is from the fit: its length (a circle's horizontal part) less the field's, in µT.
+    static func error(of sample: Sample, corrected calibration: MagnetometerCalibration) -> Double {
+        let u = calibration.corrected(sample.field)
+        guard calibration.mode == .circle else { return u.length - calibration.fieldStrength }
+        return (u - sample.down * u.dot(sample.down)).length - calibration.fieldStrength
     }
 
     /// The share of the sphere's 48 directions (or the circle's 36 sectors) the samples cover, corrected by `calibration`.
@@ -221,7 +258,7 @@ public struct MagnetometerCalibrator: Sendable {
 
     // MARK: - The fits
 
-    private func fitSphereThenEllipsoid(at date: Date) -> MagnetometerCalibration {
+    private func fitSphereThenEllipsoid(_ samples: [Sample], at date: Date) -> MagnetometerCalibration {
         let fields = samples.map(\.field)
         let start = Self.midpoint(of: fields)
         let radius = fields.reduce(0) { $0 + ($1 - start).length } / Double(fields.count)
@@ -233,7 +270,7 @@ public struct MagnetometerCalibrator: Sendable {
         var calibration = MagnetometerCalibration(
             offset: Vector3(x: p[0], y: p[1], z: p[2]), mode: .hardIron, fieldStrength: abs(p[3]), samples: fields.count, date: date, device: device
         )
-        calibration.coverage = coverage(of: calibration)
+        calibration.coverage = Self.coverage(of: samples, corrected: calibration, shape: shape)
         if calibration.coverage >= 0.5, fields.count >= 50 {
             let radius = abs(p[3])
             let ellipsoid = LevenbergMarquardt.minimize([p[0], p[1], p[2], 1, 1, 1, 0, 0, 0], residualCount: fields.count) { q, residuals in
@@ -248,14 +285,12 @@ public struct MagnetometerCalibrator: Sendable {
             )
             if candidate.problem == nil, ellipsoid.cost <= sphere.cost {
                 calibration = candidate
-                calibration.coverage = coverage(of: calibration)
             }
         }
-        return assessed(calibration)
+        return assessed(calibration, samples: samples)
     }
 
-    private func fitCircle(at date: Date) -> MagnetometerCalibration {
-        let samples = samples
+    private func fitCircle(_ samples: [Sample], at date: Date) -> MagnetometerCalibration {
         let start = Self.midpoint(of: samples.map(\.field))
         func corrected(_ p: [Double], _ field: Vector3) -> Vector3 {
             let v = field - Vector3(x: p[0], y: p[1], z: p[2])
@@ -285,19 +320,18 @@ public struct MagnetometerCalibrator: Sendable {
             offset: Vector3(x: p[0], y: p[1], z: p[2]), softIron: Self.symmetric(p[3], p[4], 1, p[5], 0, 0), mode: .circle,
             fieldStrength: abs(p[6]), samples: samples.count, date: date, device: device
         )
-        return assessed(calibration)
+        return assessed(calibration, samples: samples)
     }
 
-    /// The calibration with its residual, heading error, inclination and coverage filled in.
-    private func assessed(_ calibration: MagnetometerCalibration) -> MagnetometerCalibration {
+    /// The calibration with its residual, heading error, inclination and coverage over `samples` filled in.
+    private func assessed(_ calibration: MagnetometerCalibration, samples: [Sample]) -> MagnetometerCalibration {
         var calibration = calibration
         var squares = 0.0, dips = 0.0
         for sample in samples {
             let u = calibration.corrected(sample.field)
-            let down = u.dot(sample.down)
-            let error = calibration.mode == .circle ? (u - sample.down * down).length - calibration.fieldStrength : u.length - calibration.fieldStrength
+            let error = Self.error(of: sample, corrected: calibration)
             squares += error * error
-            dips += asin(max(-1, min(1, down / max(u.length, 1e-9))))
+            dips += asin(max(-1, min(1, u.dot(sample.down) / max(u.length, 1e-9))))
         }
         let n = Double(max(samples.count, 1))
         calibration.residual = (squares / n).squareRoot()
@@ -311,7 +345,7 @@ public struct MagnetometerCalibrator: Sendable {
             default: reference?.horizontalIntensity ?? calibration.fieldStrength * cos((calibration.inclination ?? 60) * .pi / 180)
             }
         calibration.headingError = atan(calibration.residual / max(horizontal, 1e-6)) * 180 / .pi
-        calibration.coverage = coverage(of: calibration)
+        calibration.coverage = Self.coverage(of: samples, corrected: calibration, shape: shape)
         return calibration
     }
 

@@ -33,10 +33,16 @@ extension Notification {
     /// Every heading event this notification carries, oldest first: a batch's events, the one
     /// event of any other heading notification, and none for other notifications. Read this
     /// rather than ``headingEvent`` in an observer of every name, and no batch goes unseen.
-    public var headingEvents: [HeadingEvent] {
-        var events: [HeadingEvent] = []
-        forEachHeadingEvent { events.append($0) }
-        return events
+    public var headingEvents: [HeadingEvent] { heldHeadingEvents }
+
+    /// Every heading event this notification carries, oldest first, as ``headingEvents`` gives
+    /// them, but a batch's own array (a reference, not a copy): for an observer that hands a batch
+    /// on to another thread.
+    package var heldHeadingEvents: [HeadingEvent] {
+        let value = headingValue
+        if let box = value as? HeadingEventBox { return [box.event] }
+        if let batch = value as? HeadingEventBatchBox { return batch.events }
+        return []
     }
 
     /// Calls `body` with every heading event this notification carries, oldest first, without

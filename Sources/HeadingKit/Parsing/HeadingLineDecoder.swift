@@ -220,7 +220,7 @@ public struct HeadingLineDecoder: Sendable {
                 let type = NMEASentenceType(packed: sentence.packedType)
                 if type.isAttitude { lastAttitudeSentenceLine = number }
                 if type.isCourse { lastCourseSentenceLine = number }
-                return try decodeSentence(NMEADecoder.decode(sentence, type: type), number: number, receivedAt: receivedAt)
+                return try decodeSentence(NMEADecoder.decode(sentence, type: type, keepsAddress: false), number: number, receivedAt: receivedAt)
             default:
                 // A CAN recording or a gateway's text (candump, YD RAW, canboat's CSV)?
                 let canLine = content.withContiguousStorageIfAvailable { bytes in

@@ -43,7 +43,12 @@ public enum NMEADecoder {
     }
 
     /// Decodes one parsed sentence whose type the caller has already told apart.
-    static func decode(_ sentence: NMEASentence, type: NMEASentenceType) throws(LineDecodingError) -> NMEAReport {
+    /// - Parameters:
+    ///   - sentence: The sentence.
+    ///   - type: Its type.
+    ///   - keepsAddress: Whether the report carries the sentence's address; `false` leaves it
+    ///     empty, for a caller that reads none (``HeadingLineDecoder``), which then makes no string a sentence.
+    static func decode(_ sentence: NMEASentence, type: NMEASentenceType, keepsAddress: Bool = true) throws(LineDecodingError) -> NMEAReport {
         try checkComplete(sentence, type: type)
         let kind = kind(forTalker: sentence.talkerBytes)
         var time: NMEAReport.Time?
@@ -77,7 +82,7 @@ public enum NMEADecoder {
         case .other:
             content = .none
         }
-        return NMEAReport(address: sentence.address, content: content, time: time, position: position)
+        return NMEAReport(address: keepsAddress ? sentence.address : "", content: content, time: time, position: position)
     }
 
     // MARK: Completeness
@@ -94,11 +99,13 @@ public enum NMEADecoder {
     private struct DefinedFields: Sendable {
         let count: Int
         let names: String
-        var unitLetters: [(field: Int, letter: UInt8)] = []
+        /// The one field whose content is a unit letter the type defines (`HDT`'s `T`), if any:
+        /// a value, not an array, so that looking a type's fields up costs no reference count.
+        var unitLetter: (field: Int, letter: UInt8)?
     }
 
-    private static let hdtFields = DefinedFields(count: 2, names: "heading, T", unitLetters: [(2, UInt8(ascii: "T"))])
-    private static let hdmFields = DefinedFields(count: 2, names: "heading, M", unitLetters: [(2, UInt8(ascii: "M"))])
+    private static let hdtFields = DefinedFields(count: 2, names: "heading, T", unitLetter: (2, UInt8(ascii: "T")))
+    private static let hdmFields = DefinedFields(count: 2, names: "heading, M", unitLetter: (2, UInt8(ascii: "M")))
     private static let hdgFields = DefinedFields(count: 5, names: "heading, deviation, E/W, variation, E/W")
     private static let thsFields = DefinedFields(count: 2, names: "heading, mode")
     // The eleventh field (IMU status) is read by nothing here: ten are enough.
@@ -143,7 +150,7 @@ public enum NMEADecoder {
             let fields = sentence.fieldCount == 1 ? "1 field" : "\(sentence.fieldCount) fields"
             throw .malformed("\(sentence.type) sentence has \(fields); a complete one has \(defined.count) (\(defined.names)): cut short?")
         }
-        for (index, letter) in defined.unitLetters where !sentence.field(index, is: letter) {
+        if let (index, letter) = defined.unitLetter, !sentence.field(index, is: letter) {
             throw .malformed("field \(index) of \(sentence.type) is '\(sentence[index])'; expected \(Character(Unicode.Scalar(letter)))")
         }
     }
@@ -170,11 +177,13 @@ public enum NMEADecoder {
         -> NMEAReport.Content
     {
         // Mode: A autonomous, E estimated (dead reckoning), M manual, S simulator, V not valid.
-        guard let mode = sentence.character(2) else {
+        guard let mode = sentence.firstByte(2) else {
             throw .malformed("field 2 (mode) is empty; expected A, E, M, S or V")
         }
-        guard "AEMSV".contains(mode) else { throw .malformed("field 2 (mode) is '\(mode)'; expected A, E, M, S or V") }
-        guard mode != "V", let value = try heading(sentence, 1, "true heading") else { return .noHeading }
+        guard "AEMSV".utf8.contains(mode) else {
+            throw .malformed("field 2 (mode) is '\(Character(Unicode.Scalar(mode)))'; expected A, E, M, S or V")
+        }
+        guard mode != UInt8(ascii: "V"), let value = try heading(sentence, 1, "true heading") else { return .noHeading }
         return .heading(HeadingReading(trueHeading: value, kind: kind))
     }
 
@@ -256,7 +265,7 @@ public enum NMEADecoder {
             time = .date(secondsSince1970: day + seconds)
         }
         // Status A is a valid fix; V is a warning; FAA mode N (field 12) is not valid either.
-        guard sentence.character(2) == "A", sentence.character(12) != "N" else { return (.none, time, nil) }
+        guard sentence.firstByte(2) == UInt8(ascii: "A"), sentence.firstByte(12) != UInt8(ascii: "N") else { return (.none, time, nil) }
         let position = try position(sentence, latitudeIndex: 3)
         guard let track = try heading(sentence, 8, "course"),
             let knots = try bounded(sentence, 7, "speed", 0...10_000)
@@ -287,14 +296,14 @@ public enum NMEADecoder {
         }
         var north = try degrees(latitude, index, "latitude", 90)
         var east = try degrees(longitude, index + 2, "longitude", 180)
-        switch sentence.character(index + 1) {
-        case "N": break
-        case "S": north = -north
+        switch sentence.firstByte(index + 1) {
+        case UInt8(ascii: "N"): break
+        case UInt8(ascii: "S"): north = -north
         default: throw .malformed("field \(index + 1) (latitude direction) is '\(sentence[index + 1])'; expected N or S")
         }
-        switch sentence.character(index + 3) {
-        case "E": break
-        case "W": east = -east
+        switch sentence.firstByte(index + 3) {
+        case UInt8(ascii: "E"): break
+        case UInt8(ascii: "W"): east = -east
         default: throw .malformed("field \(index + 3) (longitude direction) is '\(sentence[index + 3])'; expected E or W")
         }
         guard let position = GeographicPosition(latitude: north, longitude: east) else {
@@ -403,11 +412,12 @@ public enum NMEADecoder {
         guard (0...180).contains(abs(value)) else {
             throw .outOfRange("field \(index) (\(name)) \(sentence[index]) is outside ±180°")
         }
-        switch sentence.character(directionIndex) {
-        case "E": return value
-        case "W": return -value
+        switch sentence.firstByte(directionIndex) {
+        case UInt8(ascii: "E"): return value
+        case UInt8(ascii: "W"): return -value
         case nil: throw .malformed("field \(directionIndex) (\(name) direction) is empty; expected E or W")
-        case let other?: throw .malformed("field \(directionIndex) (\(name) direction) is '\(other)'; expected E or W")
+        case let other?:
+            throw .malformed("field \(directionIndex) (\(name) direction) is '\(Character(Unicode.Scalar(other)))'; expected E or W")
         }
     }
 

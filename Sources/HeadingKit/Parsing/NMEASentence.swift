@@ -27,51 +27,84 @@ public struct NMEASentence: Sendable, Hashable {
     /// - Parameter line: The line's bytes.
     /// - Throws: ``LineDecodingError`` naming what is wrong.
     public init(_ line: some Collection<UInt8>) throws(LineDecodingError) {
-        var bytes = Array(line)
-        while let last = bytes.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") || last == UInt8(ascii: " ") {
-            bytes.removeLast()
+        let parsed = line.withContiguousStorageIfAvailable { Self.parse($0) } ?? Array(line).withUnsafeBufferPointer { Self.parse($0) }
+        self = try parsed.get()
+    }
+
+    private init(bytes: [UInt8], starts: FieldStarts, fieldTotal: Int, hasChecksum: Bool) {
+        self.bytes = bytes
+        self.starts = starts
+        self.fieldTotal = fieldTotal
+        self.hasChecksum = hasChecksum
+    }
+
+    /// Parses a sentence where its bytes lie, in one pass over them (the checks, the checksum and
+    /// the fields' starts together), and copies the sentence's content once.
+    private static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<NMEASentence, LineDecodingError> {
+        do throws(LineDecodingError) {
+            return .success(try parseOrThrow(line))
+        } catch {
+            return .failure(error)
         }
-        guard let first = bytes.first, first == UInt8(ascii: "$") || first == UInt8(ascii: "!") else {
+    }
+
+    private static func parseOrThrow(_ line: UnsafeBufferPointer<UInt8>) throws(LineDecodingError) -> NMEASentence {
+        var end = line.count
+        while end > 0, line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: " ") {
+            end -= 1
+        }
+        guard end > 0, line[0] == UInt8(ascii: "$") || line[0] == UInt8(ascii: "!") else {
             throw .malformed("not an NMEA 0183 sentence: it does not start with '$' or '!'")
         }
-        guard bytes.count <= Self.maximumLength else {
-            throw .malformed("sentence of \(bytes.count) characters is longer than \(Self.maximumLength)")
+        guard end <= Self.maximumLength else {
+            throw .malformed("sentence of \(end) characters is longer than \(Self.maximumLength)")
         }
-        if let bad = bytes.first(where: { $0 < 0x20 || $0 > 0x7E }) {
-            throw .malformed("binary data in sentence (byte 0x\(String(bad, radix: 16, uppercase: true)))")
-        }
-        let star = bytes.lastIndex(of: UInt8(ascii: "*"))
-        if let star {
-            let digits = bytes[(star + 1)...]
-            guard digits.count == 2, let high = Self.hexValue(digits.first!), let low = Self.hexValue(digits.last!) else {
-                throw .malformed("checksum '\(String(decoding: digits, as: UTF8.self))' is not two hexadecimal digits")
-            }
-            let expected = high << 4 | low
-            let actual = bytes[1..<star].reduce(0, ^)
-            guard expected == actual else {
-                throw .malformed(
-                    "checksum mismatch: sentence says \(Self.hex(expected)), content gives \(Self.hex(actual))"
-                )
-            }
-            bytes.removeSubrange(star...)
-        }
+        var checksum: UInt8 = 0
+        var checksumBeforeStar: UInt8 = 0
+        var star: Int?
         var starts = FieldStarts()
         starts[0] = 1
         var total = 1
-        var addressEnd = bytes.count
-        for index in 1..<bytes.count where bytes[index] == UInt8(ascii: ",") {
-            if total == 1 { addressEnd = index }
-            if total < FieldStarts.capacity { starts[total] = index + 1 }
-            total += 1
+        var addressEnd = end
+        for index in 1..<end {
+            let byte = line[index]
+            guard byte >= 0x20, byte <= 0x7E else {
+                throw .malformed("binary data in sentence (byte 0x\(String(byte, radix: 16, uppercase: true)))")
+            }
+            if byte == UInt8(ascii: "*") {
+                star = index
+                checksumBeforeStar = checksum
+            } else if byte == UInt8(ascii: ",") {
+                // A comma after the last `*` can only be in a malformed checksum, refused below.
+                if total == 1 { addressEnd = index }
+                if total < FieldStarts.capacity { starts[total] = index + 1 }
+                total += 1
+            }
+            checksum ^= byte
         }
-        let address = bytes[1..<addressEnd]
+        var contentEnd = end
+        if let star {
+            let digits = UnsafeBufferPointer(rebasing: line[(star + 1)..<end])
+            guard digits.count == 2, let high = Self.hexValue(digits[0]), let low = Self.hexValue(digits[1]) else {
+                throw .malformed("checksum '\(String(decoding: digits, as: UTF8.self))' is not two hexadecimal digits")
+            }
+            let expected = high << 4 | low
+            guard expected == checksumBeforeStar else {
+                throw .malformed(
+                    "checksum mismatch: sentence says \(Self.hex(expected)), content gives \(Self.hex(checksumBeforeStar))"
+                )
+            }
+            contentEnd = star
+            addressEnd = min(addressEnd, star)
+        }
+        let address = UnsafeBufferPointer(rebasing: line[1..<addressEnd])
         guard address.count >= 3, address.allSatisfy({ Self.isAlphanumeric($0) }) else {
             throw .malformed("sentence address '\(String(decoding: address, as: UTF8.self))' is not letters and digits")
         }
-        self.bytes = bytes
-        self.starts = starts
-        self.fieldTotal = total
-        self.hasChecksum = star != nil
+        return NMEASentence(
+            bytes: Array(UnsafeBufferPointer(rebasing: line[..<contentEnd])), starts: starts, fieldTotal: total,
+            hasChecksum: star != nil
+        )
     }
 
     /// Where field `index` (0 for the address) lies in `bytes`; `index` must be below `fieldTotal`.
@@ -90,6 +123,8 @@ public struct NMEASentence: Sendable, Hashable {
                 field += 1
             }
         }
+        // The next field's start, when the table has it, is one past this field's comma.
+        if field + 1 < fieldTotal, field + 1 < FieldStarts.capacity { return start..<(starts[field + 1] - 1) }
         let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
         return start..<end
     }
@@ -168,10 +203,16 @@ public struct NMEASentence: Sendable, Hashable {
     /// The single character of data field `index`, `nil` when empty.
     /// - Parameter index: The field number.
     public func character(_ index: Int) -> Character? {
+        firstByte(index).map { Character(Unicode.Scalar($0)) }
+    }
+
+    /// The first byte of data field `index`, `nil` when empty: ``character(_:)`` without making a
+    /// `Character` (a status or direction letter compared on every sentence).
+    /// - Parameter index: The field number.
+    func firstByte(_ index: Int) -> UInt8? {
         guard index >= 1, index < fieldTotal else { return nil }
         let range = range(ofField: index)
-        guard !range.isEmpty else { return nil }
-        return Character(Unicode.Scalar(bytes[range.lowerBound]))
+        return range.isEmpty ? nil : bytes[range.lowerBound]
     }
 
     static func decimal(_ text: ArraySlice<UInt8>, field: Int, name: String) throws(LineDecodingError) -> Double {

@@ -256,7 +256,8 @@ extension HeadingProcessor {
 
         /// Compares each healthy source with the active one; raises a fault for a disagreement that outlasted its hold.
         private mutating func checkDisagreement(at now: Duration) -> [HeadingEvent] {
-            guard let threshold = configuration.disagreementThreshold, let active, sources[active].health.isHealthy,
+            // A lone source has nothing to disagree with: its heading is not even copied.
+            guard sources.count > 1, let threshold = configuration.disagreementThreshold, let active, sources[active].health.isHealthy,
                 let reference = sources[active].lastHeading
             else { return [] }
             var output: [HeadingEvent] = []

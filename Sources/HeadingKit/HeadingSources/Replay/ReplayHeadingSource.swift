@@ -413,11 +413,20 @@ private struct Replay: Sendable {
     }
 
     /// Reports the batch being filled, if any, and counts its headings.
+    ///
+    /// Not once the replay is stopped: ``ReplayHeadingSource/stop()`` is how a proxy that was
+    /// disabled stops its source, and a disabled proxy takes no headings; a flat-out replay, which
+    /// looks for the stop only every ``yieldInterval`` lines, would otherwise count up to that many
+    /// headings that went nowhere.
     /// - Parameter source: The source, if the caller has it; looked up otherwise.
-    /// - Returns: `false` if the source is gone (the replay should stop), otherwise `true`.
+    /// - Returns: `false` if the source is gone or the replay stopped (it should end), otherwise `true`.
     @discardableResult
     private mutating func reportPending(to source: ReplayHeadingSource? = nil, counts: LineCounts? = nil) -> Bool {
         guard !pending.isEmpty else { return true }
+        guard !Task.isCancelled else {
+            pending.removeAll(keepingCapacity: true)
+            return false
+        }
         guard let source = source ?? self.source() else { return false }
         summary.headings += pending.count
         if let counts { source.update(counts) }
