@@ -4,8 +4,10 @@
 /// One node's address on the bus, claimed as ISO 11783-5 says (the NMEA2000 library's and
 /// canboat's reading of it): claimed at the address it last held; 250 ms of nothing but claims
 /// after a claim; the lower NAME winning a contest for an address — the winner claims again, the
-/// loser moves to an address nobody has claimed, or claims 254 ("cannot claim") and goes quiet when
-/// none is left; a request for the claim (59904 for 60928) answered every time.
+/// loser moves to an address nobody has claimed, else to one held by a NAME it beats (it wins that
+/// contest), or claims 254 ("cannot claim") and goes quiet when every address is held by a lower
+/// NAME; a request for the claim (59904 for 60928) answered every time, without starting the 250 ms
+/// again; once at 254, only the cannot-claim message, whatever starts it again.
 ///
 /// Pure: fed with what the bus says and the time, it says what to send; the caller sends it.
 /// Bounded whatever a rival does: which addresses others hold is 256 bits, nothing grows.
@@ -44,6 +46,11 @@ public struct AddressClaim: Sendable {
     public private(set) var moves = 0
     /// Addresses claimed by others, as heard: 256 bits.
     private var taken: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    /// Addresses claimed by a NAME lower than the node's (which it cannot win): 256 bits.
+    private var heldByLower: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    /// Whether the claim under way has not yet been written: only its writing restarts the 250 ms
+    /// (an answer to a request, written later, does not: a bus asking every 200 ms held it for ever).
+    private var awaitsWrite = false
 
     /// A node about to claim `preferred` (the address it held last; 0–251, else it starts at 0… the
     /// first free one).
@@ -63,7 +70,10 @@ public struct AddressClaim: Sendable {
     /// - Parameter now: The time (any origin, the same for every call).
     /// - Returns: The claim to send.
     public mutating func start(at now: Duration) -> [Action] {
+        // A node that could not claim stays quiet at 254: a gateway reconnecting is not a new bus.
+        guard state != .cannotClaim else { return [.sendClaim(from: Self.nullAddress)] }
         state = .claiming(since: now)
+        awaitsWrite = true
         return [.sendClaim(from: address)]
     }
 
@@ -80,8 +90,9 @@ public struct AddressClaim: Sendable {
     /// 250 ms are counted from then, as the bus sees them. Nothing changes once claimed.
     /// - Parameter now: When the claim's frame was written.
     public mutating func sent(at now: Duration) {
-        guard case .claiming(let since) = state, now > since else { return }
-        state = .claiming(since: now)
+        guard awaitsWrite, case .claiming(let since) = state else { return }
+        awaitsWrite = false
+        if now > since { state = .claiming(since: now) }
     }
 
     /// The time at which a claim under way is won if nobody contests it; `nil` when none is under way.
@@ -101,23 +112,26 @@ public struct AddressClaim: Sendable {
         // The node's own claim, read back (SocketCAN shows a node's frames to its other sockets,
         // a gateway echoes them), or a copy of its NAME elsewhere: never a contest.
         guard rival != name, source <= Self.highestAddress else { return [] }
+        let lower = rival.rawValue < name.rawValue
         guard source == address, state != .cannotClaim else {
-            markTaken(source)
+            markTaken(source, byLower: lower)
             return []
         }
         if name.rawValue < rival.rawValue {
             // Won: the rival moves; the claim is said again so that every node hears who holds it.
             return [.sendClaim(from: address)]
         }
-        markTaken(source)
+        markTaken(source, byLower: true)
         guard let free = nextFreeAddress(after: address) else {
             address = Self.nullAddress
             state = .cannotClaim
+            awaitsWrite = false
             return [.sendClaim(from: Self.nullAddress)]
         }
         address = free
         moves += 1
         state = .claiming(since: now)
+        awaitsWrite = true
         return [.sendClaim(from: free)]
     }
 
@@ -133,33 +147,41 @@ public struct AddressClaim: Sendable {
     }
 
     /// Whether another node was heard claiming `address`.
-    public func isTaken(_ address: UInt8) -> Bool {
+    public func isTaken(_ address: UInt8) -> Bool { Self.bit(address, of: taken) }
+
+    /// Whether a NAME lower than the node's was heard claiming `address`: a contest it would lose.
+    public func isHeldByLower(_ address: UInt8) -> Bool { Self.bit(address, of: heldByLower) }
+
+    private static func bit(_ address: UInt8, of set: (UInt64, UInt64, UInt64, UInt64)) -> Bool {
         let word = switch address / 64 {
-            case 0: taken.0
-            case 1: taken.1
-            case 2: taken.2
-            default: taken.3
+            case 0: set.0
+            case 1: set.1
+            case 2: set.2
+            default: set.3
         }
         return word >> UInt64(address % 64) & 1 == 1
     }
 
-    private mutating func markTaken(_ address: UInt8) {
+    private static func set(_ address: UInt8, in set: inout (UInt64, UInt64, UInt64, UInt64)) {
         let bit = UInt64(1) << UInt64(address % 64)
         switch address / 64 {
-        case 0: taken.0 |= bit
-        case 1: taken.1 |= bit
-        case 2: taken.2 |= bit
-        default: taken.3 |= bit
+        case 0: set.0 |= bit
+        case 1: set.1 |= bit
+        case 2: set.2 |= bit
+        default: set.3 |= bit
         }
     }
 
-    /// The first address after `start` (wrapping round 0–251) nobody was heard claiming.
+    private mutating func markTaken(_ address: UInt8, byLower lower: Bool) {
+        Self.set(address, in: &taken)
+        if lower { Self.set(address, in: &heldByLower) }
+    }
+
+    /// The first address after `start` (wrapping round 0–251) nobody was heard claiming, else the
+    /// first held only by NAMEs the node beats (its claim wins there); `nil` when a lower NAME holds every one.
     private func nextFreeAddress(after start: UInt8) -> UInt8? {
         let count = Int(Self.highestAddress) + 1
-        for step in 1...count {
-            let candidate = UInt8((Int(start) + step) % count)
-            if !isTaken(candidate) { return candidate }
-        }
-        return nil
+        let order = (1...count).map { UInt8((Int(start) + $0) % count) }
+        return order.first { !isTaken($0) } ?? order.first { !isHeldByLower($0) }
     }
 }

@@ -19,12 +19,18 @@ import Glibc
 struct HeadingdNMEA2000NodeTests {
     /// Reads headingd's lines for `duration` (or until `enough` holds), echoing each as a `T` line.
     static func listen(
-        _ connection: FeedServer.Connection, for duration: Duration, until enough: ([CANFrame]) -> Bool = { _ in false }
+        _ connection: FeedServer.Connection, for duration: Duration, sending repeated: (every: Duration, line: String)? = nil,
+        until enough: ([CANFrame]) -> Bool = { _ in false }
     ) async -> (heard: [CANFrame], closed: Bool) {
         var heard: [CANFrame] = []
         var pending: [UInt8] = []
         let deadline = ContinuousClock.now + duration
+        var nextRepeat = ContinuousClock.now
         while ContinuousClock.now < deadline, !enough(heard) {
+            if let repeated, ContinuousClock.now >= nextRepeat {
+                connection.send(repeated.line)
+                nextRepeat = nextRepeat + repeated.every
+            }
             guard let bytes = await connection.receive(within: 50) else { return (heard, true) }
             pending += bytes
             while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
@@ -120,7 +126,7 @@ struct HeadingdNMEA2000NodeTests {
         #expect(reclaimed.heard.first.map { $0.identifier.pgn == NMEA2000PGN.addressClaim && $0.identifier.source == 35 } == true)
         // (Closed with the flood's answers unread, the connection is reset rather than closed.)
         #expect(daemon.errors.contains("NMEA 2000: the gateway 127.0.0.1:\(server.port)"), "stderr: \(daemon.errors)")
-        #expect(daemon.errors.contains("; opening it again, then claiming again"), "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains("; opening it again in 1 s, then claiming again"), "stderr: \(daemon.errors)")
 
         // A rival claiming every address with a lower NAME: headingd ends quiet at 254 and says so.
         var rivals = ""
@@ -189,5 +195,58 @@ struct HeadingdNMEA2000NodeTests {
         #expect(good.terminationStatus == 0, "stderr: \(good.errors)")
         #expect(good.output.contains("[outputs.nmea2000]\ninterface = \"socketcan://can0\""), "\(good.output)")
         #expect(good.output.contains("device_class = 60\ndevice_function = 140"))
+    }
+
+    /// Hardening 5, items 8, 9 and 11, through the gateway: a node asking for the claim every 200 ms
+    /// from the start (before: each answer restarted the 250 ms, and no 127250 ever went out); a
+    /// node forced to 254 whose gateway reconnects (before: "address 254 claimed", then headings
+    /// from 254); a gateway that accepts and closes (before: a reconnect a second, two lines each).
+    @Test func aBusAskingEvery200msAQuietNodeReconnectingAndAFlappingGateway() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("n2k-node-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: state) }
+        let server = try FeedServer()
+        let daemon = Self.daemon(port: server.port, state: state, http: GPSFake.freePort())
+        try daemon.start()
+        defer { daemon.send(SIGKILL) }
+        let connection = try #require(await server.accept())
+        // 59904 from 0x10 to all, asking for 60928, every 200 ms from the first moment.
+        let request = (every: Duration.milliseconds(200), line: "00:00:00.000 R 18EAFF10 00 EE 00\r\n")
+        let asked = await Self.listen(connection, for: .seconds(10), sending: request) { heard in
+            heard.filter { $0.identifier.pgn == NMEA2000PGN.vesselHeading }.count >= 3
+        }
+        let claims = asked.heard.filter { $0.identifier.pgn == NMEA2000PGN.addressClaim }
+        #expect(claims.count >= 2, "answers to the requests: \(claims.count)")
+        #expect(asked.heard.filter { $0.identifier.pgn == NMEA2000PGN.vesselHeading }.count >= 3, "\(asked.heard.count) frames, stderr: \(daemon.errors)")
+
+        // Every address claimed by a lower NAME: quiet at 254. Then the gateway closes and takes it
+        // back: from 254 nothing but the cannot-claim message, and no "address 254 claimed".
+        var rivals = ""
+        for address in 0...251 { rivals += "00:00:03.000 R 18EEFF\(String(format: "%02X", address)) 01 00 00 00 00 00 00 00\r\n" }
+        connection.send(rivals)
+        _ = await Self.listen(connection, for: .seconds(3)) { heard in heard.contains { $0.identifier.source == 254 } }
+        #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "every address is held by a lower NAME"), "stderr: \(daemon.errors)")
+        _ = consume connection
+        let again = try #require(await server.accept(timeout: .seconds(15)), "stderr: \(daemon.errors)")
+        let quiet = await Self.listen(again, for: .seconds(3))
+        #expect(!quiet.heard.isEmpty && quiet.heard.allSatisfy { $0.identifier.pgn == NMEA2000PGN.addressClaim && $0.identifier.source == 254 },
+                "after reconnecting at 254: \(quiet.heard.prefix(5))")
+        #expect(!daemon.errors.contains("address 254 claimed"), "stderr: \(daemon.errors)")
+
+        // The gateway accepts and closes at once, for 12 s: tries at about 1, 2, 4 s… apart, not each second,
+        // and the reason said once.
+        _ = consume again
+        let flapping = ContinuousClock.now + .seconds(12)
+        var accepts = 0
+        while ContinuousClock.now < flapping {
+            // Closed as soon as it is accepted: the connection is not kept.
+            guard await server.accept(timeout: flapping - ContinuousClock.now) != nil else { break }
+            accepts += 1
+        }
+        #expect(accepts >= 2 && accepts <= 5, "\(accepts) connections in 12 s (1 s doubling allows 4)")
+        let lines = daemon.errors.components(separatedBy: "\n").filter { $0.contains("NMEA 2000: the gateway") && $0.contains("opening it again in") }
+        #expect(lines.count <= 3, "\(lines.count) lines: \(lines)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
     }
 }

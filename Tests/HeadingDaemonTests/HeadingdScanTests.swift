@@ -86,7 +86,10 @@ struct HeadingdScanTests {
         let check = try await DaemonProcess.run(["--check-config", config])
         #expect(check.terminationStatus == 0, "\(check.errors)")
         // (The first may come from another before the gyro is healthy: the gyro's is the one kept.)
-        let run = try await DaemonProcess.run(["--config", config, "--count", "10"], timeout: .seconds(60))
+        // The file turns the status page on at its default 127.0.0.1:9947, which the system test's
+        // headingd (sharing this host's network) may hold: the test's own port, given on the command line.
+        let run = try await DaemonProcess.run(
+            ["--config", config, "--http-listen", "127.0.0.1:\(GPSFake.freePort())", "--count", "10"], timeout: .seconds(60))
         #expect(run.terminationStatus == 0, "\(run.errors)")
         let headings = HeadingdStreamSourceTests.headings(run)
         #expect(headings.count == 10 && headings.suffix(5).allSatisfy { $0["source"] as? String == "\(base)&talker=HE" && $0["trueHeading"] as? Double == 123.4 },

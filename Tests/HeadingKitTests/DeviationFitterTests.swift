@@ -11,20 +11,53 @@ struct DeviationFitterTests {
 
     /// A swing: the boat turning at `rate` degrees a second (negative: to port) for `seconds`, the
     /// reference at 10 Hz, the compass at 10 Hz half a period later, with seeded noise.
-    static func swing(_ fitter: inout DeviationFitter, from start: Double = 0, seconds: Double, rate: Double, startHeading: Double = 0, noise: Double = 0.3) {
+    static func swing(
+        _ fitter: inout DeviationFitter, from start: Double = 0, seconds: Double, rate: Double, startHeading: Double = 0, noise: Double = 0.3,
+        period: Double = 0.1, compassLag: Double = 0.05, referenceNoise: Double? = nil
+    ) {
         var generator = SeededRandomNumberGenerator(seed: 40)
         var time = start
         while time < start + seconds {
             let magnetic = startHeading + rate * (time - start)
-            fitter.addReference(magnetic + Double.random(in: -noise...noise, using: &generator), at: time)
+            let spread = referenceNoise ?? noise
+            fitter.addReference(magnetic + Double.random(in: -spread...spread, using: &generator), at: time)
             // The compass reads θ where θ + deviation(θ) = magnetic: solved by a few fixed-point steps.
-            let at = time + 0.05
+            let at = time + compassLag
             let truth = startHeading + rate * (at - start)
             var theta = truth
             for _ in 0..<20 { theta = truth - known.deviation(at: theta) }
             fitter.addCompass(theta + Double.random(in: -noise...noise, using: &generator), at: at)
-            time += 0.1
+            time += period
         }
+    }
+
+    /// Hardening 5, item 6: the commonest NMEA 0183 rate. A swing at a steady 3°/s (two minutes a
+    /// circle, one each way, the reference with 0.1° of noise) is taken at 1 Hz — the compass at the
+    /// reference's moments (both stamped by RMC) or half a second after — as at 10 Hz. (Before: 1 Hz
+    /// paired nothing, "never heard at the same moment".)
+    @Test(arguments: [(1.0, 0.0), (1.0, 0.5), (0.1, 0.0), (0.1, 0.05)])
+    func aSwingAtOneHertzIsTakenAsAtTen(period: Double, lag: Double) throws {
+        var fitter = DeviationFitter()
+        Self.swing(&fitter, seconds: 120, rate: 3, noise: 0.1, period: period, compassLag: lag, referenceNoise: 0.1)
+        Self.swing(&fitter, from: 200, seconds: 120, rate: -3, startHeading: 77, noise: 0.1, period: period, compassLag: lag, referenceNoise: 0.1)
+        let fit = try fitter.fit()
+        for (ours, theirs) in [(fit.curve.a, Self.known.a), (fit.curve.b, Self.known.b), (fit.curve.c, Self.known.c), (fit.curve.d, Self.known.d), (fit.curve.e, Self.known.e)] {
+            #expect(abs(ours - theirs) <= 0.3, "\(fit) against \(Self.known), \(fitter.counts)")
+        }
+        // Every compass heading but those at the very ends of the swings has a reference around it; at
+        // exactly the 3°/s limit the reference's noise puts about half of them over it, at 1 Hz as at 10 Hz.
+        let headings = Int((240 / period).rounded())
+        #expect(fitter.counts.unpaired <= 2 && fit.pairs + fit.outliers >= headings * 4 / 10, "\(fitter.counts), \(fit)")
+    }
+
+    @Test func theLastSampleHeardAtAReferencesMomentIsPaired() throws {
+        var fitter = DeviationFitter()
+        for second in 0...2 {
+            fitter.addReference(10, at: Double(second))
+            fitter.addCompass(10, at: Double(second))
+        }
+        #expect(throws: DeviationFitter.Refusal.self) { try fitter.fit() }
+        #expect(fitter.counts.unpaired == 0 && fitter.counts.turning == 0, "\(fitter.counts)")
     }
 
     @Test func turningCirclesBothWaysGiveTheCurveAndItsCard() throws {
@@ -67,5 +100,10 @@ struct DeviationFitterTests {
         }
         #expect(throws: DeviationFitter.Refusal.self) { try far.fit() }
         #expect(far.counts.unpaired == 100)
+        do {
+            _ = try far.fit()
+        } catch {
+            #expect(error.description == "no pair of headings to fit: of the compass headings, 100 had no reference heard around them and 0 came in turns faster than the limit")
+        }
     }
 }

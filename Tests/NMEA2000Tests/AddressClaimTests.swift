@@ -97,4 +97,54 @@ struct AddressClaimTests {
         let never = claim.tick(at: time + .seconds(10))
         #expect(!never)
     }
+
+    /// Hardening 5, item 8: a node asking for the claim every 200 ms. Each answer is written, but
+    /// only the claim's own writing starts the 250 ms: the claim is won 250 ms after it went out.
+    /// (Before, every answer's writing restarted the count, and the node never transmitted.)
+    @Test func answersToRequestsEvery200msDoNotHoldTheClaim() {
+        var claim = AddressClaim(name: Self.ours, preferred: 35)
+        _ = claim.start(at: .zero)
+        claim.sent(at: .milliseconds(5))
+        var won = false
+        var time = Duration.milliseconds(5)
+        for _ in 0..<10 where !won {
+            time += .milliseconds(200)
+            #expect(claim.heardRequest(for: 60_928, to: 255) == [.sendClaim(from: 35)])
+            claim.sent(at: time)
+            won = claim.tick(at: time + .milliseconds(50))
+        }
+        #expect(won && claim.mayTransmit, "won at \(time)")
+        #expect(time == .milliseconds(205), "the claim went out at 5 ms: won at the tick at 255 ms, though an answer went out at 205 ms")
+    }
+
+    /// Item 9: once at 254, starting again (a gateway that reconnects) sends the cannot-claim
+    /// message and nothing else: the node never claims 254 as an address and transmits from it.
+    @Test func atTheNullAddressStartingAgainStaysQuiet() {
+        var claim = AddressClaim(name: Self.ours, preferred: 0)
+        _ = claim.start(at: .zero)
+        for address in UInt8(0)...AddressClaim.highestAddress { _ = claim.heardClaim(from: address, name: Self.lower, at: .milliseconds(1)) }
+        #expect(claim.state == .cannotClaim)
+        let again = claim.start(at: .seconds(5))
+        #expect(again == [.sendClaim(from: 254)])
+        claim.sent(at: .seconds(5))
+        let won = claim.tick(at: .seconds(10))
+        #expect(!won && claim.state == .cannotClaim && !claim.mayTransmit && claim.address == 254)
+    }
+
+    /// Item 10: every address held, all by NAMEs it beats but its own (held by a lower NAME): it
+    /// takes one it wins, not 254.
+    @Test func anAddressHeldByAHigherNameIsTakenBeforeGivingUp() {
+        var claim = AddressClaim(name: Self.ours, preferred: 35)
+        _ = claim.start(at: .zero)
+        for address in UInt8(0)...AddressClaim.highestAddress where address != 35 {
+            #expect(claim.heardClaim(from: address, name: Self.higher, at: .milliseconds(1)).isEmpty)
+        }
+        let moved = claim.heardClaim(from: 35, name: Self.lower, at: .milliseconds(2))
+        #expect(moved == [.sendClaim(from: 36)], "\(moved)")
+        #expect(claim.state == .claiming(since: .milliseconds(2)) && claim.address == 36)
+        // The holder of 36 (a higher NAME) contests: the node wins and says its claim again.
+        #expect(claim.heardClaim(from: 36, name: Self.higher, at: .milliseconds(3)) == [.sendClaim(from: 36)])
+        let won = claim.tick(at: .milliseconds(300))
+        #expect(won && claim.address == 36)
+    }
 }

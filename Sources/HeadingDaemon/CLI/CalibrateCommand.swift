@@ -26,7 +26,8 @@ struct CalibrateCommand: ParsableCommand {
             is covered. --mode circle is for a boat that cannot tumble: turn a full circle or more, slowly, level \
             or heeled (heeled both ways also gives the vertical hard iron). Progress shows the coverage, the \
             samples and the current fit. It ends when the coverage and the fit suffice: an RMS residual worth at \
-            most 2 degrees of heading, and with --position a field strength within 25 % either way and an inclination \
+            most 2 degrees of heading (samples far off the fit, a glitch or a jolt, are set aside and said, up to 5 % \
+            of them), and with --position a field strength within 25 % either way and an inclination \
             within 10 degrees of \
             the World Magnetic Model's there (a fit outside those for 10 s is refused: a magnetic disturbance \
             nearby). Ctrl-C or --timeout ends it with what was still missing; nothing is written then. The \
@@ -88,17 +89,23 @@ struct CalibrateCommand: ParsableCommand {
             magnetometer = try IIOChannels(device: choice.magnetometer, type: .magnetometer)
             accelerometer = try choice.accelerometer.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .accelerometer) }
         } catch {
-            fail(error.reason + (error.code == .permissionDenied ? " (run as root, or as a user the device's udev rule lets read it)" : ""), status: 69)
+            fail(error.reason + (error.code == .permissionDenied && geteuid() != 0 ? " (run as root, or as a user the device's udev rule lets read it)" : ""), status: 69)
         }
         let device = magnetometer.device
+        let path = output ?? IIOHeadingSource.calibrationFile(for: device, in: Self.calibrationDirectory)
+        // Before the turning, not after it: a file that cannot be written is said now.
+        if let problem = Self.unwritable(path) {
+            fail("cannot write \(path) (\(problem))" + (geteuid() == 0 ? "; give --output" : ": run as root or as the headingd user (sudo -u headingd headingd calibrate …), or give --output"), status: 73)
+        }
+        let watch = IIOReadWatch()
+        magnetometer.watch = watch
+        accelerometer?.watch = watch
         // As the source does: ST's drivers sleep two sample periods a direct read, 2 s an axis at their 1 Hz.
         for channels in [magnetometer, accelerometer].compactMap({ $0 }) {
             if case .refused(let chosen, let reason) = IIOSamplingFrequency.adjust(channels.device, for: endpoint.rate) {
                 say("\(channels.device): cannot set sampling_frequency to \(chosen) Hz (\(reason)); each read may take long (README, IIO: a udev rule).")
             }
         }
-        let path = output ?? IIOHeadingSource.calibrationFile(
-            for: device, in: Self.calibrationDirectory)
         let reference = position.flatMap(Self.coordinates).map {
             MagnetometerCalibrator.Reference(WorldMagneticModel.wmm2025.field(latitude: $0.latitude, longitude: $0.longitude, at: Date()))
         }
@@ -116,6 +123,7 @@ struct CalibrateCommand: ParsableCommand {
         }
         Self.watchInterrupt()
         let start = ContinuousClock.now
+        Self.guardStalls(watch, rate: endpoint.rate, ending: start + .seconds(timeout))
         var lastShown = start - .seconds(10)
         var lastFit = start - .seconds(10)
         var fit: MagnetometerCalibration?
@@ -171,12 +179,16 @@ struct CalibrateCommand: ParsableCommand {
             fail("\(why): not enough, because " + (reasons.isEmpty ? ["no fit yet"] : reasons).joined(separator: "; ") + ". Nothing written.", status: 1)
         }
         say(summary(fit, reference: reference))
+        if fit.samples < calibrator.sampleCount {
+            let setAside = calibrator.sampleCount - fit.samples
+            let was = setAside == 1 ? "was" : "were"
+            say("\(setAside) of \(calibrator.sampleCount) samples \(was) far off the fit (a glitch, a jolt, a fast turn) and \(was) set aside.")
+        }
         do {
-            let directory = (path as NSString).deletingLastPathComponent
-            if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
             try fit.encoded().write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            fail("cannot write \(path) (\(error.localizedDescription)): run as root or as the headingd user (sudo -u headingd headingd calibrate …), or give --output", status: 73)
+            let problem = Self.unwritable(path) ?? "\(error)"
+            fail("cannot write \(path) (\(problem))" + (geteuid() == 0 ? "; give --output" : ": run as root or as the headingd user (sudo -u headingd headingd calibrate …), or give --output"), status: 73)
         }
         say("Written to \(path). The source reads it when it starts; a running headingd reads it again on SIGHUP (systemctl reload headingd).")
     }
@@ -186,6 +198,7 @@ struct CalibrateCommand: ParsableCommand {
     ) -> String {
         var parts = ["\(elapsed.components.seconds) s", "\(samples) samples"]
         guard let fit else { return (parts + ["no fit yet"]).joined(separator: " · ") }
+        if fit.samples < samples { parts.append("\(samples - fit.samples) set aside") }
         parts.append(
             shape == .sphere ? "\(Int((fit.coverage * 100).rounded())) % of the sphere" : "\(Int((fit.coverage * 36).rounded()))/36 of the circle")
         parts.append(String(format: "%@ fit %.2f µT RMS ≈ %.1f°", fit.mode.rawValue, fit.residual, fit.headingError))
@@ -219,6 +232,44 @@ struct CalibrateCommand: ParsableCommand {
     private func fail(_ message: String, status: Int32) -> Never {
         LineWriter.standardError.write("headingd calibrate: \(message)")
         Foundation.exit(status)
+    }
+
+    /// Why `path` cannot be written, with its directory made when missing; `nil` when it can. A
+    /// file of the same name is made beside it and removed (O_EXCL: nothing of the user's is touched).
+    static func unwritable(_ path: String) -> String? {
+        let directory = (path as NSString).deletingLastPathComponent
+        var made = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            made += "/" + component
+            if mkdir(made, 0o755) != 0, errno != EEXIST { return "cannot make \(made): \(String(cString: strerror(errno)))" }
+        }
+        var status = stat()
+        if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR { return "it is a directory" }
+        let probe = (directory.isEmpty ? "." : directory) + "/.headingd-calibrate-\(getpid())"
+        let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        close(descriptor)
+        unlink(probe)
+        return nil
+    }
+
+    /// A read that never returns (an I²C transfer the bus holds) cannot be interrupted: a thread
+    /// ends the command when one has taken more than 5 s (three sample periods at a slower rate),
+    /// or more than 1 s once Ctrl-C, SIGTERM or the timeout should have ended it, naming the file.
+    private static func guardStalls(_ watch: IIOReadWatch, rate: Double, ending: ContinuousClock.Instant) {
+        let limit = Duration.seconds(max(5, 3 / rate))
+        let thread = Thread {
+            while true {
+                Thread.sleep(forTimeInterval: 0.25)
+                let over = interruptFlag.load(ordering: .relaxed) || ContinuousClock.now >= ending
+                guard let stall = watch.stalled(longerThan: over ? .seconds(1) : limit) else { continue }
+                LineWriter.standardError.write(
+                    "headingd calibrate: \(LogText.printable(stall.path)) has not answered for \(Int(stall.for / .seconds(1))) s "
+                        + "(an I²C bus held, a driver waiting). Nothing written.")
+                Foundation.exit(69)
+            }
+        }
+        thread.start()
     }
 
     /// SIGINT and SIGTERM end the collection (and say what was missing) instead of the process.

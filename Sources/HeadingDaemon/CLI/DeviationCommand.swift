@@ -47,7 +47,7 @@ struct DeviationCommand: AsyncParsableCommand {
     @Flag(help: "Print the card as JSON.")
     var json = false
 
-    @Option(help: ArgumentHelp("Replay speed: a multiple, or max. (default: max)", valueName: "speed"))
+    @Option(help: ArgumentHelp("Replay speed: a multiple, or max.", valueName: "speed"))
     var speed: String = "max"
 
     @Flag(help: "Take course over ground as the reference (in calm water, at speed).")
@@ -158,7 +158,10 @@ struct DeviationCommand: AsyncParsableCommand {
         for proxy in proxies { proxy.enable() }
         await Self.wait(for: endings, allFinite: endings.count == sources.count, seconds: seconds)
         for proxy in proxies { proxy.disable() }
-        _ = subscriptions
+        // Held to here, not `_ = subscriptions`: an optimised build may end a value's life at its last
+        // use, and a cancelled subscription at the start heard nothing (the release binary said "0 compass
+        // and 0 reference headings"). Cancelling them here is that use.
+        for subscription in subscriptions { subscription.cancel() }
         var state = collector.state.withLock { $0 }
         let taken = "\(state.fitter.compassCount) compass and \(state.fitter.referenceCount) reference headings"
         let fit: DeviationFitter.Fit

@@ -74,11 +74,12 @@ struct ScanCommand: ParsableCommand {
             + (probes ? " (a serial line first at each rate, 1.5 s each, until sentences arrive: up to \(ScanListener.format(longest)) s in all)" : "")
             + "; Ctrl-C stops and reports what was heard.")
         let results = Mutex<[Int: ScanFinding]>([:])
+        let watches = list.map { _ in IIOReadWatch() }
         let group = DispatchGroup()
         for (index, candidate) in list.enumerated() {
             group.enter()
             let thread = Thread {
-                let finding = listener.listen(to: candidate) { step in progress.step(candidate.description, step) }
+                let finding = listener.listen(to: candidate, watch: watches[index]) { step in progress.step(candidate.description, step) }
                 results.withLock { $0[index] = finding }
                 progress.done(finding)
                 group.leave()
@@ -87,11 +88,23 @@ struct ScanCommand: ParsableCommand {
             thread.start()
         }
         let started = ContinuousClock.now
+        // A read that never returns (an IIO attribute whose I²C transfer the bus holds) cannot be
+        // interrupted: past the longest a candidate can take, or 2 s after Ctrl-C or SIGTERM, the
+        // report is made without it, and says so.
+        let deadline = started + .seconds(longest + Self.grace)
+        var interruptedAt: ContinuousClock.Instant?
         while group.wait(timeout: .now() + .seconds(1)) == .timedOut {
-            progress.tick(elapsed: (ContinuousClock.now - started).seconds, longest: longest)
+            let now = ContinuousClock.now
+            progress.tick(elapsed: (now - started).seconds, longest: longest)
+            if signal.isStopped, interruptedAt == nil { interruptedAt = now }
+            if now >= deadline || interruptedAt.map({ now - $0 >= .seconds(2) }) == true { break }
         }
         progress.finish()
-        let findings = results.withLock { all in (0..<list.count).compactMap { all[$0] } }
+        let findings = results.withLock { all in
+            (0..<list.count).map { index in
+                all[index] ?? Self.unanswered(list[index], watch: watches[index], seconds: (ContinuousClock.now - started).seconds)
+            }
+        }
         let report = ScanReport(date: Date(), seconds: seconds, candidates: findings)
         LineWriter.standardOutput.write(json ? report.json : report.text)
         if let writeConfig {
@@ -108,6 +121,17 @@ struct ScanCommand: ParsableCommand {
             LineWriter.standardError.write("headingd scan: wrote \(report.sources.count) source\(report.sources.count == 1 ? "" : "s") to \(writeConfig); check it with headingd --check-config \(writeConfig)")
         }
         if report.sources.isEmpty { throw ExitCode(1) }
+    }
+
+    /// How long past the longest listening a candidate may take before the report is made without it.
+    static let grace = 10.0
+
+    /// The finding of a candidate whose listening never ended: a read that did not return.
+    static func unanswered(_ candidate: ScanCandidate, watch: IIOReadWatch, seconds: Double) -> ScanFinding {
+        var finding = ScanFinding(candidate: candidate.description, outcome: .unavailable, seconds: seconds)
+        let file = watch.stalled(longerThan: .zero).map { " (\(LogText.printable($0.path)) has not answered for \(Int($0.for / .seconds(1))) s)" } ?? ""
+        finding.problem = "it did not answer: a read that never returned\(file); the report is made without it"
+        return finding
     }
 
     /// SIGINT and SIGTERM end the listening, not the process: the report says what was heard.

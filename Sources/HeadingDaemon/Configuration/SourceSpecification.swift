@@ -115,7 +115,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
         var streamParameters: [String] = []
         for parameter in (parameters ?? "").split(separator: "&") {
             let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { return .failure(SettingError("source parameter '\(parameter)' is not NAME=VALUE")) }
+            guard parts.count == 2 else { return .failure(SettingError("source parameter '\(LogText.printable(parameter, limit: 40))' is not NAME=VALUE")) }
             let takesSelection: Bool = switch kind {
                 case .stream, .replay: true
                 case .simulation, .gpsd, .iio: false
@@ -151,12 +151,12 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             switch parts[0] {
             case "offset":
                 guard let value = Double(parts[1]), value.isFinite, abs(value) <= 180 else {
-                    return .failure(SettingError("source parameter offset must be between -180 and 180 degrees, not '\(parts[1])'"))
+                    return .failure(SettingError("source parameter offset must be between -180 and 180 degrees, not '\(LogText.printable(parts[1], limit: 20))'"))
                 }
                 offset = value
             case "smoothing":
                 guard let value = Double(parts[1]), value.isFinite, (0...3600).contains(value) else {
-                    return .failure(SettingError("source parameter smoothing must be between 0 and 3600 seconds, not '\(parts[1])'"))
+                    return .failure(SettingError("source parameter smoothing must be between 0 and 3600 seconds, not '\(LogText.printable(parts[1], limit: 20))'"))
                 }
                 smoothing = value
             case "deviation" where parts[1] == "learn":
@@ -166,7 +166,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
                 for point in parts[1].split(separator: ",") {
                     let pair = point.split(separator: ":").map { Double($0) }
                     guard pair.count == 2, let heading = pair[0], let deviation = pair[1] else {
-                        return .failure(SettingError("deviation point '\(point)' is not HEADING:DEVIATION"))
+                        return .failure(SettingError("deviation point '\(LogText.printable(point, limit: 40))' is not HEADING:DEVIATION"))
                     }
                     entries.append((heading, deviation))
                 }
@@ -176,7 +176,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
                     return .failure(SettingError("source parameter deviation: \(error)"))
                 }
             default:
-                return .failure(SettingError("unknown source parameter '\(parts[0])': expected offset, smoothing or deviation"))
+                return .failure(SettingError("unknown source parameter '\(LogText.printable(parts[0], limit: 40))': expected offset, smoothing or deviation"))
             }
         }
         if case .stream = kind {

@@ -16,17 +16,18 @@ import Combine
 /// headings (before any card) and a true source's beside it — the first other source heard giving
 /// a true heading that is neither a compass's nor a course over ground — go to a
 /// ``DeviationFitter`` (true minus the variation: the reference's own, else the World Magnetic
-/// Model's at its position or `[processing] position`). Every ``refitInterval`` compass headings
-/// it fits; a card that covers the circle (``DeviationFitter/Configuration/minimumSectors``) with
+/// Model's at its position or `[processing] position`). Every ``refitInterval`` headings of the two
+/// (compass and reference together, so that whichever arrives last — a recording's, say — still
+/// brings a fit with all of them) it fits; a card that covers the circle (``DeviationFitter/Configuration/minimumSectors``) with
 /// a residual of at most ``maximumResidual`` is applied to the running processor when it differs
 /// from the one applied by 0.3° or more somewhere, logged, and kept in the state directory, from
 /// where the next start applies it at once.
 ///
 /// Bounded: the fitter keeps ``maximumSamples`` headings of each kind, then starts afresh (the card
-/// applied stays). A fit runs on the compass's delivering thread, every ``refitInterval``
-/// headings (a sort of at most ``maximumSamples``: milliseconds).
+/// applied stays). A fit runs on the delivering thread of the heading that made it due, every
+/// ``refitInterval`` headings (a sort of at most ``maximumSamples``: milliseconds).
 final class DeviationLearner: Sendable {
-    /// Compass headings between two fits.
+    /// Headings, compass and reference together, between two fits.
     static let refitInterval = 300
     /// The largest RMS residual of a card applied, degrees.
     static let maximumResidual = 1.5
@@ -66,6 +67,10 @@ final class DeviationLearner: Sendable {
     private let file: String?
     private let logger: Logger
     private let state = Mutex(State())
+    /// Held through a fit and what follows from it (applying, logging, keeping the card): the
+    /// compass's thread and the reference's can both bring a fit due, and a card decided first
+    /// must not be applied after one decided later.
+    private let fitting = Mutex(())
 
     /// A learner for the compass at `index`, applying to `processor`; a card kept for it is applied at once.
     /// - Parameters:
@@ -86,8 +91,13 @@ final class DeviationLearner: Sendable {
             let digest = source.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
             return "\(directory)/deviation-\(String(digest, radix: 16)).json"
         }
-        if let file, let data = FileManager.default.contents(atPath: file), data.count < 65536 {
-            if let kept = try? JSONDecoder().decode(Kept.self, from: data), kept.source == source, kept.curve.isPlausible {
+        // Read through a bounded reader: a card is a few hundred bytes, and a file of a gigabyte in
+        // its place (read whole at every start before) is set aside as a damaged one is.
+        if let file, let contents = WholeFile.readKept(path: file, limit: Self.largestCard) {
+            let data = Data(contents.bytes)
+            if !contents.isComplete {
+                logger.error("\(DamagedFile.setAside(file, found: "\(source): \(file) is larger than a deviation card (over \(Self.largestCard) bytes)", then: "learning afresh"))")
+            } else if let kept = try? JSONDecoder().decode(Kept.self, from: data), kept.source == source, kept.curve.isPlausible {
                 apply(kept.curve)
                 state.withLock {
                     $0.applied = kept.curve
@@ -99,6 +109,9 @@ final class DeviationLearner: Sendable {
             }
         }
     }
+
+    /// The largest kept card read, in bytes.
+    static let largestCard = 65_536
 
     /// What it is doing, for the status report.
     var status: String { state.withLock { $0.status } }
@@ -118,11 +131,21 @@ final class DeviationLearner: Sendable {
     private func hearReference(_ heading: Heading, from name: String) {
         guard let truth = heading.trueHeading, heading.kind != .courseOverGround, heading.kind != .compass, heading.kind != .simulated else { return }
         guard let variation = heading.variation(orModelAt: position) else { return }
-        state.withLock { state in
+        let due = state.withLock { state -> DeviationFitter? in
             if state.reference == nil { state.reference = name }
-            guard state.reference == name else { return }
+            guard state.reference == name else { return nil }
             state.fitter.addReference(truth - variation, at: heading.timestamp.timeIntervalSince1970)
+            return Self.fitterIfDue(&state)
         }
+        if let due { fit(due) }
+    }
+
+    /// Counts one heading heard, and hands a copy of the fitter over when a fit is due.
+    private static func fitterIfDue(_ state: inout State) -> DeviationFitter? {
+        state.sinceFit += 1
+        guard state.sinceFit >= refitInterval, state.reference != nil, state.fitter.compassCount > 0 else { return nil }
+        state.sinceFit = 0
+        return state.fitter
     }
 
     private func hearCompass(_ heading: Heading) {
@@ -133,20 +156,24 @@ final class DeviationLearner: Sendable {
                 state.fitter = DeviationFitter(configuration: Self.fitterConfiguration)
             }
             state.fitter.addCompass(magnetic, at: heading.timestamp.timeIntervalSince1970)
-            state.sinceFit += 1
-            guard state.sinceFit >= Self.refitInterval, state.reference != nil else { return nil }
-            state.sinceFit = 0
-            return state.fitter
+            return Self.fitterIfDue(&state)
         }
-        guard var fitter = due else { return }
-        do {
-            let fit = try fitter.fit()
-            consider(fit)
-        } catch {
-            let missing = "\(error)"
-            state.withLock { state in
-                state.status = state.applied == nil ? "learning: \(missing)" : "applied; learning on: \(missing)"
-                state.lastRefusal = missing
+        if let due { fit(due) }
+    }
+
+    /// Fits and applies the card if it is good enough; otherwise says what is missing. One fit at a time.
+    private func fit(_ fitter: DeviationFitter) {
+        var fitter = fitter
+        fitting.withLock { _ in
+            do {
+                let fit = try fitter.fit()
+                consider(fit)
+            } catch {
+                let missing = "\(error)"
+                state.withLock { state in
+                    state.status = state.applied == nil ? "learning: \(missing)" : "applied; learning on: \(missing)"
+                    state.lastRefusal = missing
+                }
             }
         }
     }

@@ -24,7 +24,7 @@ enum ScanCandidate: Sendable, Hashable, CustomStringConvertible {
     init(parsing text: String) throws(ScanCandidateError) {
         switch SourceSpecification.parse(text) {
         case .failure(let error):
-            throw ScanCandidateError(reason: "\(text): \(error.reason)")
+            throw ScanCandidateError(reason: "\(LogText.printable(text)): \(error.reason)")
         case .success(let specification):
             switch specification.kind {
             case .stream(var endpoint, _):
@@ -32,7 +32,7 @@ enum ScanCandidate: Sendable, Hashable, CustomStringConvertible {
                 case .serial(let path, _) where !text.contains("baud="):
                     endpoint.transport = .serial(path: path, baud: .automatic)
                 case .standardInput, .childProcess:
-                    throw ScanCandidateError(reason: "\(text): scan listens to devices and networks, not standard input or a program")
+                    throw ScanCandidateError(reason: "\(LogText.printable(text)): scan listens to devices and networks, not standard input or a program")
                 default:
                     break
                 }
@@ -40,19 +40,20 @@ enum ScanCandidate: Sendable, Hashable, CustomStringConvertible {
             case .gpsd(let endpoint): self = .gpsd(endpoint)
             case .iio(let endpoint): self = .iio(endpoint)
             case .simulation, .replay:
-                throw ScanCandidateError(reason: "\(text): scan listens to devices and networks; a simulation or a recording is not one")
+                throw ScanCandidateError(reason: "\(LogText.printable(text)): scan listens to devices and networks; a simulation or a recording is not one")
             }
         }
     }
 
     /// The candidate as a source URL (a serial line to be tried at every rate without `baud=`).
+    /// Control characters in it are escaped: a host or a path is the user's text.
     var description: String {
         switch self {
         case .stream(let endpoint):
-            if case .serial(let path, .automatic) = endpoint.transport { return "serial://\(path)" }
-            return endpoint.description
-        case .gpsd(let endpoint): return endpoint.description
-        case .iio(let endpoint): return endpoint.description
+            if case .serial(let path, .automatic) = endpoint.transport { return "serial://\(LogText.printable(path, limit: 256))" }
+            return LogText.printable(endpoint.description, limit: 256)
+        case .gpsd(let endpoint): return LogText.printable(endpoint.description, limit: 256)
+        case .iio(let endpoint): return LogText.printable(endpoint.description, limit: 256)
         }
     }
 

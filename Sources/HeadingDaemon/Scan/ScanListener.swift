@@ -32,12 +32,13 @@ struct ScanListener: Sendable {
     /// Listens to a candidate.
     /// - Parameters:
     ///   - candidate: What to listen to.
+    ///   - watch: Told which IIO attribute is being read, so that one that never answers can be named.
     ///   - progress: Told what is being tried (a serial line's rate), for the countdown.
-    func listen(to candidate: ScanCandidate, progress: @escaping @Sendable (String) -> Void = { _ in }) -> ScanFinding {
+    func listen(to candidate: ScanCandidate, watch: IIOReadWatch? = nil, progress: @escaping @Sendable (String) -> Void = { _ in }) -> ScanFinding {
         switch candidate {
         case .stream(let endpoint): listen(to: endpoint, candidate: candidate.description, progress: progress)
         case .gpsd(let endpoint): listen(to: endpoint, candidate: candidate.description, progress: progress)
-        case .iio(let endpoint): listen(to: endpoint, candidate: candidate.description)
+        case .iio(let endpoint): listen(to: endpoint, candidate: candidate.description, watch: watch)
         }
     }
 
@@ -245,13 +246,14 @@ struct ScanListener: Sendable {
 
     // MARK: IIO
 
-    private func listen(to endpoint: IIOEndpoint, candidate: String) -> ScanFinding {
+    private func listen(to endpoint: IIOEndpoint, candidate: String, watch: IIOReadWatch?) -> ScanFinding {
         let started = ContinuousClock.now
         var finding = ScanFinding(candidate: candidate, outcome: .silent, format: "iio", seconds: 0)
         defer { finding.seconds = (ContinuousClock.now - started).seconds }
         do throws(IIOChannels.Failure) {
             let choice = try IIODeviceChoice(endpoint: endpoint)
             let magnetometer = try IIOChannels(device: choice.magnetometer, type: .magnetometer)
+            magnetometer.watch = watch
             _ = try choice.accelerometer.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .accelerometer) }
             _ = try choice.gyroscope.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .gyroscope) }
             let field = try magnetometer.read()

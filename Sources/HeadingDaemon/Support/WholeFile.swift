@@ -48,6 +48,23 @@ enum WholeFile {
         return Contents(bytes: bytes, isComplete: false)
     }
 
+    /// A file the daemon keeps in its state directory, read without waiting and bounded: `nil` when
+    /// it is absent or cannot be read; refused (as incomplete, empty) when it is no regular file (a
+    /// FIFO never answers); at most `limit` bytes and a chunk, ``Contents/isComplete`` saying whether
+    /// that was all.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - limit: The most bytes wanted.
+    static func readKept(path: String, limit: Int) -> Contents? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return Contents(bytes: [], isComplete: false) }
+        if status.st_size > limit { return Contents(bytes: [], isComplete: false) }
+        return try? read(descriptor, limit: limit)
+    }
+
     /// The file at `path`, read to its end (a `/proc` file too), or up to `limit` bytes and a
     /// chunk: `nil` when it cannot be opened or read.
     static func read(path: String, limit: Int = 64 << 20) -> [UInt8]? {

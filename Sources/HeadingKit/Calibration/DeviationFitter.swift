@@ -8,9 +8,12 @@ import Foundation
 /// variation), each with its time, pairs each compass heading with the reference's at the same
 /// moment, and fits a ``DeviationCurve`` by least squares.
 ///
-/// A pair is taken only when it means something: the reference heard within ``Configuration/maximumSkew``
-/// on both sides of the compass heading (interpolated between them), and the reference turning at
-/// most ``Configuration/maximumRateOfTurn`` (the two instruments lag differently). Outliers are
+/// A pair is taken only when it means something: the reference heard at the compass heading's
+/// moment, or within ``Configuration/maximumSkew`` on both sides of it (interpolated between them),
+/// and the reference turning at most ``Configuration/maximumRateOfTurn`` (the two instruments lag
+/// differently), measured over the reference samples there are about a second around it. Any rate
+/// pairs: at 10 Hz as at 1 Hz, the commonest NMEA 0183 rate (a gyro's `HDT` and a fluxgate's
+/// `HDG` each stamped by `RMC`, at the same moments or half a second apart). Outliers are
 /// rejected (beyond three times the residual and ``Configuration/outlierFloor``, refitted twice).
 /// A card needs the boat to have pointed everywhere: the fit is refused, naming the compass
 /// headings not covered, unless ``Configuration/minimumSectors`` of the 24 sectors of 15° hold
@@ -20,8 +23,10 @@ import Foundation
 public struct DeviationFitter: Sendable {
     /// What a pair needs, and what a card needs.
     public struct Configuration: Sendable, Hashable {
-        /// The longest time between a compass heading and the reference around it, seconds.
-        public var maximumSkew: Double = 0.5
+        /// The longest time between a compass heading and the reference on each side of it, seconds:
+        /// 1.5 s suits a reference at 1 Hz that drops a sentence (at 3°/s, interpolating across 3 s of
+        /// a steady turn is exact; across a change of turn it errs by less than the outlier floor).
+        public var maximumSkew: Double = 1.5
         /// The fastest turn a pair is taken in, degrees a second.
         public var maximumRateOfTurn: Double = 3
         /// A residual always kept, degrees.
@@ -59,6 +64,10 @@ public struct DeviationFitter: Sendable {
         public let coverage: Double
         /// Pairs taken.
         public let pairs: Int
+        /// Compass headings with no reference around them (``Counts/unpaired``).
+        public var unpaired = 0
+        /// Compass headings taken while the reference turned too fast (``Counts/turning``).
+        public var turning = 0
 
         public var description: String {
             var ranges = missing.map { "\($0.lowerBound)–\($0.upperBound)°" }
@@ -67,7 +76,9 @@ public struct DeviationFitter: Sendable {
                 ranges = ["\(last.lowerBound)–\(first.upperBound)°"] + ranges.dropFirst().dropLast()
             }
             return pairs == 0
-                ? "no pair of headings to fit: the compass and the reference were never heard at the same moment, steady"
+                ? "no pair of headings to fit: " + (unpaired == 0 && turning == 0
+                    ? "no compass heading was heard"
+                    : "of the compass headings, \(unpaired) had no reference heard around them and \(turning) came in turns faster than the limit")
                 : "the compass headings \(ranges.joined(separator: ", ")) were not covered (\(Int((coverage * 100).rounded())) % of the circle, \(pairs) pairs): turn the boat through a full circle, slowly, and both ways"
         }
     }
@@ -131,10 +142,9 @@ public struct DeviationFitter: Sendable {
                 counts.unpaired += 1
                 continue
             }
-            // The reference's rate of turn over the second around the sample.
-            if let before = Self.value(of: reference, at: sample.time - 0.5, within: configuration.maximumSkew),
-                let after = Self.value(of: reference, at: sample.time + 0.5, within: configuration.maximumSkew),
-                abs(Degrees.signedDifference(from: before, to: after)) > configuration.maximumRateOfTurn
+            // The reference's rate of turn over the second around the sample, or the samples there are.
+            if let rate = Self.rateOfTurn(of: reference, at: sample.time, heading: magnetic, within: configuration.maximumSkew),
+                abs(rate) > configuration.maximumRateOfTurn
             {
                 counts.turning += 1
                 continue
@@ -143,7 +153,8 @@ public struct DeviationFitter: Sendable {
         }
         let covered = coverage(of: pairs.map(\.theta))
         guard covered.sectors >= configuration.minimumSectors, !covered.hasNeighbouringGap, pairs.count >= 5 else {
-            throw Refusal(missing: covered.missing, coverage: Double(covered.sectors) / 24, pairs: pairs.count)
+            throw Refusal(
+                missing: covered.missing, coverage: Double(covered.sectors) / 24, pairs: pairs.count, unpaired: counts.unpaired, turning: counts.turning)
         }
         var kept = pairs
         var curve = Self.leastSquares(kept)
@@ -166,18 +177,47 @@ public struct DeviationFitter: Sendable {
     /// The reference at `time`, interpolated between the samples either side of it when both are
     /// within `skew`; `nil` otherwise.
     private static func value(of series: [(time: Double, heading: Double)], at time: Double, within skew: Double) -> Double? {
-        // The first sample at or after `time`.
-        var low = 0, high = series.count
-        while low < high {
-            let middle = (low + high) / 2
-            if series[middle].time < time { low = middle + 1 } else { high = middle }
-        }
+        let low = firstIndex(in: series, atOrAfter: time)
+        // One heard at that moment is the value, first and last samples too.
+        if low < series.count, series[low].time == time { return series[low].heading }
         guard low < series.count, low > 0 else { return nil }
         let before = series[low - 1], after = series[low]
         guard time - before.time <= skew, after.time - time <= skew else { return nil }
         let span = after.time - before.time
         guard span > 0 else { return after.heading }
         return Degrees.interpolated(from: before.heading, to: after.heading, fraction: (time - before.time) / span)
+    }
+
+    /// The index of the first sample at or after `time` (`series.count` when none is).
+    private static func firstIndex(in series: [(time: Double, heading: Double)], atOrAfter time: Double) -> Int {
+        var low = 0, high = series.count
+        while low < high {
+            let middle = (low + high) / 2
+            if series[middle].time < time { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The reference's rate of turn around `time`, degrees a second: from the last sample at least
+    /// 0.5 s before it to the first at least 0.5 s after it, each within 0.5 s and `skew` of it; at
+    /// the start or end of the series, from the heading at `time` itself. `nil` when neither side has one.
+    private static func rateOfTurn(
+        of series: [(time: Double, heading: Double)], at time: Double, heading: Double, within skew: Double
+    ) -> Double? {
+        let reach = 0.5 + skew
+        let afterIndex = firstIndex(in: series, atOrAfter: time + 0.5)
+        let beforeIndex = firstIndex(in: series, atOrAfter: time - 0.5)
+        var before: (time: Double, heading: Double) = (time, heading)
+        if beforeIndex < series.count, series[beforeIndex].time == time - 0.5 {
+            before = series[beforeIndex]
+        } else if beforeIndex > 0, time - series[beforeIndex - 1].time <= reach {
+            before = series[beforeIndex - 1]
+        }
+        var after: (time: Double, heading: Double) = (time, heading)
+        if afterIndex < series.count, series[afterIndex].time - time <= reach { after = series[afterIndex] }
+        let span = after.time - before.time
+        guard span > 0 else { return nil }
+        return Degrees.signedDifference(from: before.heading, to: after.heading) / span
     }
 
     /// Which of the 24 sectors of 15° the compass headings cover.

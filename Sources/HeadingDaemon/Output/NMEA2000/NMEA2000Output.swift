@@ -185,7 +185,17 @@ final class NMEA2000Output: Service, Sendable {
         var framesWritten = 0
         var claimedAt: Duration?
         var echoWarned = false
+        /// When the link was opened: one that ends sooner than ``stableAfter`` (a gateway that
+        /// accepts and closes, or resets) is opened again with the backoff, not at once.
+        var openedAt: Duration?
+        /// Each reason a link ended said once, then a line a minute with the count.
+        var losses = RepeatedReasonGate()
+        /// Whether the next opening is said: not while the losses are held back.
+        var announcesOpening = true
     }
+
+    /// How long a link must last for the next loss to start the backoff again at 1 s.
+    static let stableAfter: Duration = .seconds(30)
 
     private func loop() {
         var state = Loop(
@@ -252,7 +262,7 @@ final class NMEA2000Output: Service, Sendable {
                 }
             }
             state.link = link
-            state.backoff = .seconds(1)
+            state.openedAt = now
             state.lastOpenFailure = nil
             state.lastProgress = now
             state.queue.removeAll()
@@ -264,9 +274,9 @@ final class NMEA2000Output: Service, Sendable {
                 metrics.state.withLock { $0 = "data only through \(link.name), under the gateway's own address and NAME" }
                 return
             }
-            logger.notice(
+            if state.announcesOpening { logger.notice(
                 "NMEA 2000: on \(link.name), claiming address \(state.node.address) as NAME \(configuration.identity.name) (class \(configuration.identity.name.deviceClass), function \(configuration.identity.name.deviceFunction))"
-            )
+            ) }
             enqueue(state.node.start(at: now), &state, at: now)
         } catch {
             // Stopped while connecting: no failure to report.
@@ -288,12 +298,27 @@ final class NMEA2000Output: Service, Sendable {
         state.queue.removeAll()
         state.retryAt = nil
         state.isStuck = false
-        logger.error("NMEA 2000: \(reason); opening it again, then claiming again")
+        // A link that lasted starts the backoff again; one that ended at once (a gateway that accepts
+        // and closes, or resets) waits 1 s doubling to 30 s, as a link that cannot be opened does.
+        if let openedAt = state.openedAt, now - openedAt >= Self.stableAfter {
+            state.backoff = .seconds(1)
+            state.losses.reset()
+        }
+        state.openedAt = nil
+        let delay = state.backoff
+        state.backoff = min(.seconds(30), state.backoff * 2)
+        let seconds = delay.components.seconds
+        if let line = state.losses.admit(reason, at: .now) {
+            logger.error("NMEA 2000: \(line); opening it again in \(seconds) s, then claiming again (1 s doubling to 30 s while it keeps ending)")
+            state.announcesOpening = true
+        } else {
+            state.announcesOpening = false
+        }
         metrics.state.withLock { $0 = "no link: \(reason)" }
         address?.set(to: 254)
         claimed?.set(to: 0)
         state.lastOpenFailure = reason
-        state.reopenAt = now + .seconds(1)
+        state.reopenAt = now + delay
     }
 
     private func send(_ latest: (sample: NMEA2000Node.HeadingSample, at: ContinuousClock.Instant), _ state: inout Loop, at now: Duration) {
@@ -340,6 +365,7 @@ final class NMEA2000Output: Service, Sendable {
                 state.lastProgress = now
                 state.framesWritten += 1
                 if frame.identifier.pgn == NMEA2000PGN.addressClaim { state.node.claimSent(at: origin.duration(to: .now)) }
+                if frame.identifier.pgn == NMEA2000PGN.heartbeat { state.node.heartbeatSent(at: origin.duration(to: .now)) }
                 if frame.identifier.pgn == NMEA2000PGN.vesselHeading {
                     metrics.messagesSent.increment()
                     if let queuedAt = state.headingQueuedAt {

@@ -34,6 +34,11 @@ package final class IIOChannels {
     /// The kernel's mount matrix, identity when the driver gives none.
     package let mountMatrix: Matrix3
     private var descriptors: [Int32] = []
+    /// The three raw files' names, for the watch.
+    private var paths: [String] = []
+    /// Told which file each read is in while it lasts, so that a read that never returns is seen
+    /// from another thread (``IIOReadWatch``); `nil`: nobody watches.
+    package var watch: IIOReadWatch?
     private var buffer = [UInt8](repeating: 0, count: IIOValue.maximumLength)
 
     /// Opens the three raw files and reads the scale, offset and mount matrix.
@@ -77,19 +82,57 @@ package final class IIOChannels {
         mountMatrix = matrix
         for axis in ["x", "y", "z"] {
             let path = "\(base)_\(axis)_raw"
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                let error = errno
+            switch Self.openAttribute(path) {
+            case .success(let descriptor):
+                descriptors.append(descriptor)
+            case .failure(let failure):
                 for open in descriptors { close(open) }
                 descriptors = []
+                let error = failure.errno
                 throw Failure(
                     code: error == EACCES || error == EPERM ? .permissionDenied : .deviceLost,
-                    reason: "cannot open \(path): \(String(cString: strerror(error)))"
+                    reason: "cannot open \(LogText.printable(path)): \(failure.reason)"
                         + (error == EACCES || error == EPERM ? " (the iio drop-in's udev rule gives the headingd group read access)" : "")
                 )
             }
-            descriptors.append(descriptor)
         }
+        paths = ["x", "y", "z"].map { "in_\(type.rawValue)_\($0)_raw" }
+    }
+
+    /// Why an attribute could not be opened: the `errno`, or 0 when it opened but is no attribute.
+    package struct OpenFailure: Error, Sendable {
+        /// The `errno` of `open(2)`, or 0 when the file is not a regular file.
+        package let errno: Int32
+        /// A sentence for a person.
+        package let reason: String
+    }
+
+    /// Opens a sysfs attribute without waiting: `O_NONBLOCK` (a FIFO in its place would hold
+    /// `open(2)` until a writer came) and refused unless it is a regular file, as every sysfs
+    /// attribute is (a FIFO, a directory, a device node never answer as one).
+    /// - Parameters:
+    ///   - path: The attribute.
+    ///   - flags: `O_RDONLY` or `O_WRONLY`.
+    /// - Returns: The open descriptor, or why not.
+    package static func openAttribute(_ path: String, flags: Int32 = O_RDONLY) -> Result<Int32, OpenFailure> {
+        let descriptor = open(path, flags | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let code = errno
+            return .failure(OpenFailure(errno: code, reason: String(cString: strerror(code))))
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            let kind = switch status.st_mode & S_IFMT {
+            case S_IFIFO: "a FIFO"
+            case S_IFDIR: "a directory"
+            case S_IFCHR, S_IFBLK: "a device node"
+            case S_IFSOCK: "a socket"
+            default: "not a regular file"
+            }
+            close(descriptor)
+            return .failure(OpenFailure(errno: 0, reason: "\(kind), not a sysfs attribute"))
+        }
+        return .success(descriptor)
     }
 
     deinit {
@@ -103,7 +146,9 @@ package final class IIOChannels {
     package func read() throws(Failure) -> Vector3 {
         var raw = (0.0, 0.0, 0.0)
         for index in 0..<3 {
+            watch?.begin("\(device.directory)/\(paths[index])")
             let count = buffer.withUnsafeMutableBytes { pread(descriptors[index], $0.baseAddress, $0.count, 0) }
+            watch?.end()
             guard count > 0 else {
                 let reason = count == 0 ? "it read nothing" : String(cString: strerror(errno))
                 throw Failure(code: .deviceLost, reason: "\(device) stopped answering: in_\(type.rawValue)_\(["x", "y", "z"][index])_raw: \(reason)")
@@ -126,8 +171,7 @@ package final class IIOChannels {
 
     /// A small file's bytes, or `nil` when it is absent or unreadable.
     static func contents(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard case .success(let descriptor) = openAttribute(path) else { return nil }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: 512)
         let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }

@@ -37,10 +37,11 @@ package struct IIODevice: Sendable, Hashable, CustomStringConvertible {
     /// The number in `iio:deviceN`, for ordering.
     package var number: Int { Int(id.dropFirst("iio:device".count)) ?? Int.max }
 
-    /// `iio:deviceN (name)`.
+    /// `iio:deviceN (name)`, the id, name and label with control characters escaped (a `name`
+    /// holding a newline must not forge a log line).
     package var description: String {
-        var text = id
-        if let name { text += " (\(name)\(label.map { ", \($0)" } ?? ""))" }
+        var text = LogText.printable(id, limit: 40)
+        if let name { text += " (\(LogText.printable(name, limit: 40))\(label.map { ", \(LogText.printable($0, limit: 40))" } ?? ""))" }
         return text
     }
 

@@ -134,12 +134,18 @@ public final class IIOHeadingSource: HeadingSource, CalibrationReporting {
             return state.signal
         }
         guard let signal else { return }
-        let reader = IIOReader(configuration: configuration, name: name, signal: signal) { [weak self] in self }
+        let watch = IIOReadWatch()
+        let reader = IIOReader(configuration: configuration, name: name, signal: signal, watch: watch) { [weak self] in self }
         let thread = Thread {
             setThreadName("iio")
             reader.run()
         }
         thread.start()
+        let watchdog = Thread {
+            setThreadName("iio watchdog")
+            reader.watchForStalls()
+        }
+        watchdog.start()
     }
 
     /// Stops the reader: it ends within one sample. No report follows once the one in flight is delivered.
@@ -196,11 +202,12 @@ package struct IIODeviceChoice: Sendable {
         let devices = IIODevice.all(under: endpoint.root)
         func named(_ specification: String, _ type: IIODevice.ChannelType, _ what: String) throws(IIOChannels.Failure) -> IIODevice {
             guard let device = devices.first(where: { $0.isNamed(specification) }) else {
-                let seen = devices.isEmpty ? "none" : devices.map(\.description).joined(separator: ", ")
-                throw IIOChannels.Failure(code: .sourceUnavailable, reason: "no IIO device '\(specification)' under \(endpoint.root) (devices: \(seen))")
+                let seen = devices.isEmpty ? "none" : LogText.list(devices.lazy.map(\.description))
+                throw IIOChannels.Failure(
+                    code: .sourceUnavailable, reason: "no IIO device '\(LogText.printable(specification))' under \(LogText.printable(endpoint.root)) (devices: \(seen))")
             }
             guard device.types.contains(type) else {
-                throw IIOChannels.Failure(code: .sourceUnavailable, reason: "\(device) under \(endpoint.root) is no \(what) (no in_\(type.rawValue)_x_raw, _y_, _z_)")
+                throw IIOChannels.Failure(code: .sourceUnavailable, reason: "\(device) under \(LogText.printable(endpoint.root)) is no \(what) (no in_\(type.rawValue)_x_raw, _y_, _z_)")
             }
             return device
         }
@@ -210,8 +217,8 @@ package struct IIODeviceChoice: Sendable {
         } else if let first = devices.first(where: { $0.types.contains(.magnetometer) }) {
             magnetometer = first
         } else {
-            let seen = devices.isEmpty ? "no IIO devices" : "devices: " + devices.map(\.description).joined(separator: ", ")
-            throw IIOChannels.Failure(code: .sourceUnavailable, reason: "no magnetometer under \(endpoint.root) (\(seen))")
+            let seen = devices.isEmpty ? "no IIO devices" : "devices: " + LogText.list(devices.lazy.map(\.description))
+            throw IIOChannels.Failure(code: .sourceUnavailable, reason: "no magnetometer under \(LogText.printable(endpoint.root)) (\(seen))")
         }
         /// The device of a type beside the magnetometer: itself, one with the same parent, or the only one.
         func beside(_ type: IIODevice.ChannelType) -> IIODevice? {
@@ -238,12 +245,41 @@ private struct IIOReader: Sendable {
     let configuration: IIOHeadingSource.Configuration
     let name: String
     let signal: StopSignal
+    /// The read in flight, seen by the watchdog.
+    let watch: IIOReadWatch
     let source: @Sendable () -> IIOHeadingSource?
+
+    /// How long one read of an attribute may take before it is a fault: 5 s, or three sample
+    /// periods at a slower rate (ST's drivers sleep two sample periods a direct read, 2 s at their 1 Hz).
+    var stallLimit: Duration { .seconds(max(5, 3 / configuration.endpoint.rate)) }
+
+    /// The watchdog thread's work: a read of an attribute that has not returned within
+    /// ``stallLimit`` (an I²C transfer the bus holds, a driver that waits) is a `deviceLost` fault
+    /// naming the file, said once a stall; the reader goes on by itself when the read returns. A read
+    /// cannot be interrupted: the source still stops at once (its reader, when the read returns,
+    /// sees the stop and ends).
+    func watchForStalls() {
+        var reported: String?
+        while !signal.isStopped {
+            signal.wait(seconds: 0.25)
+            guard let stall = watch.stalled(longerThan: stallLimit) else {
+                reported = nil
+                continue
+            }
+            guard reported != stall.path else { continue }
+            reported = stall.path
+            deliver(.fault(HeadingFault(
+                code: .deviceLost, source: name,
+                reason: "\(LogText.printable(stall.path)) has not answered for \(Int(stall.for / .seconds(1))) s (an I²C bus held, a driver waiting): "
+                    + "no heading until it does; its headings resume when it answers")))
+        }
+    }
 
     func run() {
         var backoff = ReconnectBackoff()
         var generator = SystemRandomNumberGenerator()
         var floods = FaultFloodGate()
+        var retries = RepeatedReasonGate()
         var lastCalibrationReason: String?
         let endpoint = configuration.endpoint
         let period = 1 / endpoint.rate
@@ -258,12 +294,19 @@ private struct IIOReader: Sendable {
                 gyroscope = try choice.gyroscope.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .gyroscope) }
             } catch {
                 let delay = backoff.nextDelay(using: &generator)
-                deliver(.fault(HeadingFault(code: error.code, source: name, reason: error.reason + "; retrying in \(String(format: "%.2f", delay)) s")))
+                if let reason = retries.admit(error.reason, at: .now) {
+                    deliver(.fault(HeadingFault(code: error.code, source: name, reason: reason + "; retrying in \(String(format: "%.2f", delay)) s")))
+                }
                 if error.code == .permissionDenied { deliver(.authorizationChanged(.denied)) }
                 signal.wait(seconds: delay)
                 continue
             }
-            backoff.reset()
+            magnetometer.watch = watch
+            accelerometer?.watch = watch
+            gyroscope?.watch = watch
+            // The backoff starts again only once the devices have answered: a file that opens but
+            // cannot be read (empty, EIO from the chip) backs off as one that cannot be opened.
+            var answered = false
             deliver(.authorizationChanged(.authorized))
             adjustSamplingFrequencies([magnetometer.device] + [accelerometer, gyroscope].compactMap { $0?.device }, rate: endpoint.rate)
             var status = loadCalibration(for: magnetometer.device)
@@ -301,6 +344,11 @@ private struct IIOReader: Sendable {
                     // The IIO ABI gives the field in gauss: 100 µT each, the unit of calibrations.
                     let raw = try magnetometer.read() * 100
                     let deviceAcceleration = try accelerometer?.read()
+                    if !answered {
+                        answered = true
+                        backoff.reset()
+                        retries.reset()
+                    }
                     if let refinement = refiner?.add(field: raw, acceleration: deviceAcceleration) {
                         calibration = refinement.current
                         status.calibration = refinement.current
@@ -336,7 +384,9 @@ private struct IIOReader: Sendable {
                 } catch {
                     for summary in floods.flush(at: now) { deliver(.fault(summary)) }
                     let delay = backoff.nextDelay(using: &generator)
-                    deliver(.fault(HeadingFault(code: error.code, source: name, reason: error.reason + "; looking for it again in \(String(format: "%.2f", delay)) s")))
+                    if let reason = retries.admit(error.reason, at: .now) {
+                        deliver(.fault(HeadingFault(code: error.code, source: name, reason: reason + "; looking for it again in \(String(format: "%.2f", delay)) s")))
+                    }
                     signal.wait(seconds: delay)
                     break
                 }

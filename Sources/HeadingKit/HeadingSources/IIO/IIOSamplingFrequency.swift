@@ -43,8 +43,11 @@ package enum IIOSamplingFrequency {
         guard let chosen = choose(for: rate, among: available) else { return .notAdjustable }
         let current = IIOChannels.contents(path).flatMap { IIOValue.parse($0) }
         if let current, abs(current - chosen) < 1e-6 { return .unchanged(chosen) }
-        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .refused(chosen, String(cString: strerror(errno))) }
+        let descriptor: Int32
+        switch IIOChannels.openAttribute(path, flags: O_WRONLY) {
+        case .success(let opened): descriptor = opened
+        case .failure(let failure): return .refused(chosen, failure.reason)
+        }
         defer { close(descriptor) }
         // A whole number as the kernel writes it; Int(exactly:) never traps on a device's 1e30.
         let text = Int(exactly: chosen).map(String.init) ?? String(chosen)

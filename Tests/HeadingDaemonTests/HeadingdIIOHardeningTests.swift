@@ -1,0 +1,123 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import HeadingKitTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Hardening 5, IIO (items 1–4): attributes that never answer, cannot be read, or name themselves
+/// with control characters, and a tree of 10,000 devices, through the binary the tests run (the
+/// package's release build under `scripts/test`).
+@Suite(.processSlot, .timeLimit(.minutes(5)))
+struct HeadingdIIOHardeningTests {
+    /// A fake device directory: a magnetometer pointing 90° magnetic, level.
+    static func tree(_ values: [String: String] = [:]) throws -> (root: URL, device: URL) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-iio-hard-\(UUID().uuidString)")
+        let device = root.appendingPathComponent("iio:device0")
+        try FileManager.default.createDirectory(at: device, withIntermediateDirectories: true)
+        let base = ["name": "hmc5883l", "in_magn_scale": "0.001", "in_magn_x_raw": "-190", "in_magn_y_raw": "0", "in_magn_z_raw": "-450"]
+        for (name, value) in base.merging(values, uniquingKeysWith: { $1 }) {
+            try Data((value + "\n").utf8).write(to: device.appendingPathComponent(name))
+        }
+        return (root, device)
+    }
+
+    /// Item 1: a FIFO in place of `in_magn_x_raw` held `open(2)` for ever: no fault, no stop. Now it
+    /// is a fault naming the file, SIGTERM ends headingd at once, and a regular file put back brings
+    /// the headings back by itself.
+    @Test func aFIFOInPlaceOfARawAttributeIsAFaultAndTheSourceRecovers() async throws {
+        let (root, device) = try Self.tree()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let raw = device.appendingPathComponent("in_magn_x_raw")
+        try FileManager.default.removeItem(at: raw)
+        #expect(mkfifo(raw.path, 0o644) == 0)
+        let daemon = DaemonProcess(arguments: ["--source", "iio:?root=\(root.path)&rate=20", "--format", "json", "--position", "50.8,-1.3"])
+        try daemon.start()
+        defer { daemon.send(SIGKILL) }
+        let fault = await daemon.wait(timeout: .seconds(20), untilErrorsContain: "in_magn_x_raw: a FIFO, not a sysfs attribute")
+        #expect(fault, "stderr: \(daemon.errors)")
+        #expect(daemon.errors.contains("deviceLost"), "\(daemon.errors)")
+        try FileManager.default.removeItem(at: raw)
+        try Data("-190\n".utf8).write(to: raw)
+        // The backoff's next try (1 s doubling): within 30 s.
+        let back = await daemon.wait(timeout: .seconds(45)) { output, _ in output.contains("\"magneticHeading\"") }
+        #expect(back, "stderr: \(daemon.errors)")
+
+        // A FIFO again, then SIGTERM: it ends within its stop timeout (before: it sat in open(2) until SIGKILL).
+        try FileManager.default.removeItem(at: raw)
+        #expect(mkfifo(raw.path, 0o644) == 0)
+        let signalled = ContinuousClock.now
+        daemon.send(SIGTERM)
+        let exited = await daemon.waitForExit(timeout: .seconds(10))
+        #expect(exited && ContinuousClock.now - signalled < .seconds(5), "stderr: \(daemon.errors)")
+    }
+
+    /// Item 3: an attribute that opens but reads nothing (empty), or is a directory: the retries
+    /// back off (1 s doubling) and the reason is said once, not four lines a second for ever.
+    @Test(arguments: ["empty", "directory"])
+    func anAttributeThatCannotBeReadBacksOffAndIsSaidOnce(kind: String) async throws {
+        let (root, device) = try Self.tree()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let raw = device.appendingPathComponent("in_magn_y_raw")
+        try FileManager.default.removeItem(at: raw)
+        if kind == "empty" { try Data().write(to: raw) } else { try FileManager.default.createDirectory(at: raw, withIntermediateDirectories: false) }
+        let daemon = DaemonProcess(arguments: ["--source", "iio:?root=\(root.path)&rate=20", "--format", "json"])
+        try daemon.start()
+        defer { daemon.send(SIGKILL) }
+        let said = kind == "empty" ? "in_magn_y_raw: it read nothing" : "in_magn_y_raw: a directory, not a sysfs attribute"
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: said), "stderr: \(daemon.errors)")
+        // Eight seconds more: the tries at about 1, 2 and 4 s are held back as the same reason.
+        try await Task.sleep(for: .seconds(8))
+        let lines = daemon.errors.components(separatedBy: "\n").filter { $0.contains("in_magn_y_raw") }
+        #expect(lines.count == 1, "\(lines.count) lines: \(lines.prefix(5))")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+    }
+
+    /// Items 2 and 4: 10,000 devices and none a magnetometer; one of them names itself with a newline
+    /// and an escape sequence. The fault lists the first few and counts the rest (before: a 2.75 MB
+    /// line every 5 s), and the name cannot forge a line of the log.
+    @Test func tenThousandDevicesAreAShortLineAndANameCannotForgeOne() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-iio-many-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        for index in 0..<10_000 {
+            let device = root.appendingPathComponent("iio:device\(index)")
+            try FileManager.default.createDirectory(at: device, withIntermediateDirectories: true)
+            let name = index == 0 ? "evil\nheadingd: FORGED\u{1B}[2J" : "accel\(index)"
+            try Data(name.utf8).write(to: device.appendingPathComponent("name"))
+        }
+        let daemon = DaemonProcess(arguments: ["--source", "iio:?root=\(root.path)", "--format", "json"])
+        try daemon.start()
+        defer { daemon.send(SIGKILL) }
+        #expect(await daemon.wait(timeout: .seconds(60), untilErrorsContain: "and 9995 more"), "stderr: \(daemon.errors.prefix(2000))")
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit(timeout: .seconds(10))
+        let errors = daemon.errors
+        #expect(errors.count < 20_000, "\(errors.count) bytes of stderr")
+        #expect(!errors.contains("\nheadingd: FORGED") && !errors.contains("\u{1B}[2J"), "\(errors.prefix(2000))")
+        #expect(errors.contains(#"evil\nheadingd: FORGED\u{1B}[2J"#), "\(errors.prefix(2000))")
+        #expect(errors.components(separatedBy: "\n").allSatisfy { $0.count < 2000 })
+    }
+
+    /// Item 1, the commands: `headingd scan` on a tree whose attribute is a FIFO ends (before: it
+    /// never did, and ignored SIGTERM), and `headingd calibrate --timeout 3` ends at once with the reason.
+    @Test func scanAndCalibrateEndOnAFIFO() async throws {
+        let (root, device) = try Self.tree()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let raw = device.appendingPathComponent("in_magn_x_raw")
+        try FileManager.default.removeItem(at: raw)
+        #expect(mkfifo(raw.path, 0o644) == 0)
+        let started = ContinuousClock.now
+        let scan = try await DaemonProcess.run(["scan", "iio:?root=\(root.path)", "--seconds", "1"], timeout: .seconds(30))
+        #expect(ContinuousClock.now - started < .seconds(25) && scan.terminationStatus == 1, "\(scan.errors)")
+        #expect(scan.output.contains("a FIFO, not a sysfs attribute"), "\(scan.output)")
+        let state = root.appendingPathComponent("state")
+        let calibrate = try await DaemonProcess.run(
+            ["calibrate", "iio:?root=\(root.path)", "--timeout", "3", "--output", state.appendingPathComponent("c.json").path], timeout: .seconds(30))
+        #expect(calibrate.terminationStatus == 69 && calibrate.errors.contains("in_magn_x_raw: a FIFO, not a sysfs attribute"), "\(calibrate.errors)")
+    }
+}
