@@ -33,7 +33,9 @@ struct CalibrateCommand: ParsableCommand {
             nearby). Ctrl-C or --timeout ends it with what was still missing; nothing is written then. The \
             calibration goes to --output, by default the state directory's file for the device \
             ($STATE_DIRECTORY or \(CalibrateCommand.defaultStateDirectory), calibration-NAME.json), where the source \
-            reads it when it starts; a running headingd reads it again on SIGHUP (systemctl reload headingd). \
+            reads it when it starts; a running headingd reads it again on SIGHUP (systemctl reload headingd); \
+            it is checked writable before the turning starts (exit 73 with the reason). A read of the device \
+            that has not answered for 5 s (an I2C bus held) ends it with status 69, naming the file. \
             Stop headingd first if it reads the same device at a different rate.
             """
     )

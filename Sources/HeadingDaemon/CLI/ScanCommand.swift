@@ -31,7 +31,10 @@ struct ScanCommand: ParsableCommand {
             magnetometer with the accelerometer and gyroscope beside it and its calibration file) and the \
             heading sources found there, each with its kind (gyro, dual-antenna GNSS, fluxgate, IMU, course \
             over ground only) and the exact --source URL, split by talker= or device= where one feed carries \
-            several. A port this user may not open is reported with the fix. Progress goes to standard \
+            several. A port this user may not open is reported with the fix. Ctrl-C or SIGTERM ends the \
+            listening and the report says what was heard; a candidate whose read never returns (an IIO \
+            attribute whose I2C transfer the bus holds) is reported unanswered 10 s past the longest \
+            listening, or 2 s after the signal. Progress goes to standard \
             error. Exit status: 0 when a heading source was found, 1 when none was, 64 for a bad argument, \
             73 when --write-config cannot write its file.
             """

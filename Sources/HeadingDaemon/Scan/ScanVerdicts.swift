@@ -52,11 +52,15 @@ enum ScanVerdicts {
         // NMEA 0183: one group per talker (or proprietary address) and kind.
         struct Group: Hashable { var talker: String?; var proprietary: String?; var kind: ScanSource.Kind }
         var groups: [Group: (count: Int, types: Set<String>)] = [:]
+        // Each address's headings, counted here too: under a flood the sentence table may have filled
+        // with other addresses first, and a source heard must never be said "×0".
+        var headingCounts: [String: Int] = [:]
         for (origin, count) in survey.headings {
             let group = Group(talker: origin.talker, proprietary: origin.proprietary, kind: ScanSource.Kind(origin.kind))
             let type = origin.proprietary ?? origin.type
             groups[group, default: (0, [])].count += count
             groups[group, default: (0, [])].types.insert(type)
+            headingCounts[origin.proprietary ?? ((origin.talker ?? "") + origin.type), default: 0] += count
         }
         let talkerGroups = Dictionary(grouping: groups.keys.compactMap(\.talker), by: { $0 }).mapValues(\.count)
         for (group, value) in groups.sorted(by: { ($0.key.kind, $0.key.talker ?? $0.key.proprietary ?? "") < ($1.key.kind, $1.key.talker ?? $1.key.proprietary ?? "") }) {
@@ -72,7 +76,7 @@ enum ScanVerdicts {
             }
             let heard = types.map { type in
                 let address = group.proprietary ?? ((group.talker ?? "") + type)
-                return "\(address) ×\(survey.sentences[address] ?? 0)"
+                return "\(address) ×\(max(survey.sentences[address] ?? 0, headingCounts[address] ?? 0))"
             }.joined(separator: ", ")
             sources.append(ScanSource(url: joined(selection), kind: group.kind, heard: heard, rate: Double(value.count) / seconds, dropIn: dropIn))
         }
