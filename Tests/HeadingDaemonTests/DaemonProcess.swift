@@ -91,6 +91,16 @@ final class DaemonProcess: @unchecked Sendable {
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
+    /// Its state as `/proc/PID/stat` gives it (`R`, `S`, `D`, `Z` …), `nil` once it is gone.
+    /// `Z` with the process not yet reaped: its main thread has ended, and what is left of it (a
+    /// thread the kernel holds in a read) ends when the kernel lets it.
+    var procState: Character? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[close...].dropFirst().first { $0 != " " }
+    }
+
     func start() throws {
         let outputPipe = Pipe()
         let errorPipe = Pipe()

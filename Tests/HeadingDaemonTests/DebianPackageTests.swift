@@ -19,15 +19,23 @@ struct DebianPackageTests {
         return (result.status, result.output + result.errors)
     }
 
-    /// The newest package, built first when there is none.
+    /// The package to test: `$HEADINGD_DEB` (`scripts/test` names the one it just built), else the
+    /// newest in `.build-deb` when it is newer than every source, else one built now (before, any
+    /// package there was taken: outside `scripts/test` a stale one was tested without a word).
     static func package() async throws -> URL {
+        if let given = ProcessInfo.processInfo.environment["HEADINGD_DEB"], !given.isEmpty { return URL(fileURLWithPath: given) }
         let directory = repository.appendingPathComponent(".build-deb")
         func newest() -> URL? {
             ((try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.contentModificationDateKey])) ?? [])
                 .filter { $0.lastPathComponent.hasPrefix("headingd_") && $0.pathExtension == "deb" }
                 .max { ($0.modificationDate ?? .distantPast) < ($1.modificationDate ?? .distantPast) }
         }
-        if let deb = newest() { return deb }
+        var sourcesChanged = Date.distantPast
+        for folder in ["Sources", "debian", "config", "systemd"] {
+            let files = FileManager.default.enumerator(at: repository.appendingPathComponent(folder), includingPropertiesForKeys: [.contentModificationDateKey])
+            while let file = files?.nextObject() as? URL { sourcesChanged = max(sourcesChanged, file.modificationDate ?? .distantPast) }
+        }
+        if let deb = newest(), (deb.modificationDate ?? .distantPast) > sourcesChanged { return deb }
         let build = try await run(repository.appendingPathComponent("scripts/build-deb").path, [], in: repository)
         guard build.status == 0, let deb = newest() else {
             throw POSIXError(.ENOENT, message: "scripts/build-deb failed: \(build.output.suffix(2000))")

@@ -120,4 +120,74 @@ struct HeadingdIIOHardeningTests {
             ["calibrate", "iio:?root=\(root.path)", "--timeout", "3", "--output", state.appendingPathComponent("c.json").path], timeout: .seconds(30))
         #expect(calibrate.terminationStatus == 69 && calibrate.errors.contains("in_magn_x_raw: a FIFO, not a sysfs attribute"), "\(calibrate.errors)")
     }
+
+    /// Whether a FUSE file system can be mounted here (root, `/dev/fuse`, Debian's python3-fusepy).
+    static let canMountFUSE: Bool = geteuid() == 0 && access("/dev/fuse", R_OK | W_OK) == 0
+        && access("/usr/lib/python3/dist-packages/fusepy.py", R_OK) == 0
+
+    /// Item 1, a read that never returns: `in_magn_x_raw` on a FUSE file system whose read waits in
+    /// the kernel while a file exists, as an I²C read does when the bus is held (a FIFO is refused
+    /// at open; this is a regular file that opens and then does not answer). Before: no fault, no
+    /// `stale`, "waiting". Now: a `deviceLost` fault naming the file within 5 s and a little, the
+    /// headings back by themselves when it answers, and SIGTERM ending headingd while it stalls.
+    @Test(.enabled(if: canMountFUSE, "needs root, /dev/fuse and python3-fusepy (scripts/ensure-deps test)"))
+    func aReadThatStallsIsAFaultNamingTheFileAndHeadingsResume() async throws {
+        let (root, device) = try Self.tree()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let mount = root.appendingPathComponent("bus")
+        let hold = root.appendingPathComponent("hold")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/iio/stalling-attribute.py")
+        let bus = Process()
+        bus.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        bus.arguments = [fixture.path, mount.path, hold.path, "-190"]
+        try bus.run()
+        defer {
+            try? FileManager.default.removeItem(at: hold)
+            kill(bus.processIdentifier, SIGKILL)
+            bus.waitUntilExit()
+            _ = umount2(mount.path, Int32(MNT_DETACH))
+        }
+        let served = mount.appendingPathComponent("raw").path
+        let mounted = ContinuousClock.now + .seconds(20)
+        while access(served, R_OK) != 0, ContinuousClock.now < mounted { try await Task.sleep(for: .milliseconds(50)) }  // the mount appearing
+        #expect(access(served, R_OK) == 0, "the FUSE file system did not come up")
+        let raw = device.appendingPathComponent("in_magn_x_raw")
+        try FileManager.default.removeItem(at: raw)
+        try FileManager.default.createSymbolicLink(atPath: raw.path, withDestinationPath: served)
+
+        let daemon = DaemonProcess(arguments: ["--source", "iio:?root=\(root.path)&rate=20", "--format", "json"])
+        try daemon.start()
+        defer { daemon.send(SIGKILL) }
+        #expect(await daemon.wait(timeout: .seconds(20)) { output, _ in output.contains("\"magneticHeading\"") }, "stderr: \(daemon.errors)")
+        // The bus is held: the read in flight waits in the kernel.
+        #expect(FileManager.default.createFile(atPath: hold.path, contents: nil))
+        let held = ContinuousClock.now
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: "in_magn_x_raw has not answered for 5 s"), "stderr: \(daemon.errors)")
+        let said = try #require(daemon.timeOfError(containing: "in_magn_x_raw has not answered"))
+        #expect(said - held >= .seconds(5), "said after \(said - held), before the limit")
+        #expect(daemon.errors.contains("deviceLost"), "\(daemon.errors)")
+        // Released: the headings come back by themselves.
+        let lines = daemon.outputLines.count
+        try FileManager.default.removeItem(at: hold)
+        #expect(await daemon.wait(timeout: .seconds(20)) { output, _ in output.split(separator: "\n").count > lines + 5 }, "stderr: \(daemon.errors)")
+        // Held again, then SIGTERM: headingd's own work ends at once — its main thread exits (the
+        // process a zombie) — though a thread waits in the kernel. That read cannot be interrupted
+        // (SIGKILL does not either: the process is gone only when the kernel returns it), so the
+        // process ends when the bus answers, with status 0.
+        #expect(FileManager.default.createFile(atPath: hold.path, contents: nil))
+        try await Task.sleep(for: .seconds(1))  // a read is in flight by now (20 a second): the stall under way
+        daemon.send(SIGTERM)
+        var state = daemon.procState
+        let ending = ContinuousClock.now + .seconds(5)
+        while state != "Z", ContinuousClock.now < ending {  // the main thread's end: polled, bounded
+            try await Task.sleep(for: .milliseconds(50))
+            state = daemon.procState
+        }
+        #expect(state == "Z", "state \(state.map(String.init) ?? "gone") 5 s after SIGTERM; stderr: \(daemon.errors.suffix(1000))")
+        try FileManager.default.removeItem(at: hold)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors.suffix(1000))")
+    }
 }

@@ -31,7 +31,7 @@ struct HeadingdIIOTests {
         // True from the model's variation at the position (the Solent: about 1° W in 2026).
         let variation = try #require(first["magneticVariation"] as? Double)
         #expect(abs(variation) < 5 && first["variationOrigin"] as? String == "model", "\(first)")
-        #expect(((first["trueHeading"] as? Double) ?? 0) - (90 + variation) < 1e-6)
+        #expect(abs(((first["trueHeading"] as? Double) ?? 0) - (90 + variation)) < 1e-6, "\(first)")
         #expect(daemon.errors.contains("uncalibrated: iio:device0 (hmc5883l) has no calibration"), "\(daemon.errors)")
         #expect(daemon.errors.contains("no accelerometer beside it, so it is taken to be level"), "\(daemon.errors)")
 

@@ -180,7 +180,7 @@ struct HeadingdScanTests {
         let iio = try #require(found["iio"] as? [String: Any], "\(found)")
         #expect(iio["magnetometer"] as? String == "iio:device0 (lis3mdl)" && iio["accelerometer"] as? String == "iio:device1 (lsm6ds)", "\(iio)")
         #expect(iio["calibrated"] as? Bool == false && iio["calibrationFile"] as? String == "\(state.path)/calibration-lis3mdl.json", "\(iio)")
-        #expect(((iio["fieldMicrotesla"] as? Double) ?? 0) - 48.85 < 0.01, "\(iio)")
+        #expect(abs(((iio["fieldMicrotesla"] as? Double) ?? 0) - 48.85) < 0.01, "\(iio)")
         let source = try #require((found["sources"] as? [[String: Any]])?.first)
         #expect(source["kind"] as? String == "imu" && source["url"] as? String == url, "\(source)")
 

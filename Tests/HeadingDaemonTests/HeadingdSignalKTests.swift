@@ -263,8 +263,12 @@ struct HeadingdSignalKTests {
         #expect(await daemon.waitForExit(timeout: .seconds(10)))
         let took = try #require(daemon.exitedAt) - asked
         #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors.suffix(500))")
-        #expect(took < .seconds(1.5), "took \(took): within the stop deadline, not cut short by it")
-        _ = stalled
+        // Not cut short by its own 1.5 s stop deadline: an ordering fact, said in the log when it happens.
+        #expect(!daemon.errors.contains("stopping at once"), "\(daemon.errors.suffix(500))")
+        // And well within the unit's TimeoutStopSec (10 s), the time that matters: not the 1.5 s
+        // deadline itself, which a loaded 2-core machine's scheduling alone can pass.
+        #expect(took < .seconds(5), "took \(took)")
+        withExtendedLifetime(stalled) {}  // held to here: an optimised build may end a value at its last use
     }
 
     @Test func anAddressInUseEndsHeadingdWith69NamingIt() async throws {

@@ -109,6 +109,8 @@ struct ReloadTests {
             [outputs.signalk]
             enabled = true
             listen = "127.0.0.1:\(signalKPort)"
+            [metrics]
+            enabled = true
 
             """
         let directory = try ConfigurationTests.Directory(main: text)
@@ -118,7 +120,14 @@ struct ReloadTests {
         #expect(await plotter.readLine() != nil)
         let port = signalKPort
         async let stream = offCooperativePool { try HeadingdSignalKTests.runClient("kept", port: port, seconds: 6) }
-        try await Task.sleep(for: .seconds(2))
+        // The client connected before the reload (before: a 2 s sleep, and a late client connecting
+        // after the reload passed too): its count in the metrics, served on the Signal K listener.
+        var connected: [String: Double] = [:]
+        for _ in 0..<100 where connected["headingd_output_clients{output=\"signalk\"}"] != 1 {  // polled, bounded
+            try await Task.sleep(for: .milliseconds(50))
+            connected = HeadingdMetricsTests.samples((try? await HeadingdMetricsTests.get("http://127.0.0.1:\(port)/metrics").body) ?? "")
+        }
+        #expect(connected["headingd_output_clients{output=\"signalk\"}"] == 1, "\(connected)")
         daemon.send(SIGHUP)
         #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "headingd: SIGHUP: configuration reloaded"), "\(daemon.errors)")
         #expect(await daemon.wait(timeout: .seconds(10), untilErrorsContain: "Signal K output on 127.0.0.1:\(port): kept"), "\(daemon.errors)")

@@ -120,7 +120,9 @@ struct SystemdNotifierTests {
         // When the exit was seen by the thread that reaps it, not when a busy pool let this test
         // run again (2.4 s once, on a machine running two suites at once).
         let exited = try #require(daemon.exitedAt)
-        #expect(exited - stop < .seconds(1.4), "stopped \(exited - stop) after SIGTERM")
+        // The unit's TimeoutStopSec is 10 s: well within it. (The daemon's own 1.5 s deadline is
+        // checked by the ordering fact above, "stopping at once" never said, not by the clock.)
+        #expect(exited - stop < .seconds(5), "stopped \(exited - stop) after SIGTERM")
     }
 
     @Test func withoutNotifySocketNothingIsSent() async throws {

@@ -108,9 +108,11 @@ struct IIOEndpointTests {
         ("iio:?orientation=2,0,0;0,1,0;0,0,1", "orientation must be"), ("iio:?orientation=-1,0,0;0,1,0;0,0,1", "orientation must be"),
         ("iio:?speed=3", "unknown IIO parameter 'speed'"), ("iio", "an IIO source is"), ("iio://", "an IIO source is") as (String, String),
     ])
-    func badFormsAreRefusedWithTheirReason(_ text: String, _ reason: String) {
+    func badFormsAreRefusedWithTheirReason(_ text: String, _ reason: String) throws {
         if text == "iio://" {
-            #expect((try? IIOEndpoint(parsing: text))?.magnetometer == nil)  // iio:// alone is iio:
+            // iio:// alone is accepted, as iio: (before, this passed whether it was accepted or refused).
+            let parsed = try #require(try? IIOEndpoint(parsing: text))
+            #expect(parsed == (try IIOEndpoint(parsing: "iio:")) && parsed.magnetometer == nil)
             return
         }
         #expect(throws: IIOEndpoint.ParseError.self) { try IIOEndpoint(parsing: text) }

@@ -91,6 +91,7 @@ INIT
 vm_headingd() {
     if [[ -n "${HEADINGD:-}" ]]; then
         cp "$HEADINGD" "$2/headingd"  # a headingd of your own, for a quicker turn while developing
+        echo "vm: HEADINGD is set: the VM runs $HEADINGD, not the package's headingd" >&2
     else
         dpkg-deb -x "$1" "$work/deb"
         cp "$work/deb/usr/bin/headingd" "$2/headingd"

@@ -30,7 +30,13 @@ import Glibc
 ///
 /// Faults: no magnetometer, or one that cannot be opened, is ``HeadingFault/Code/sourceUnavailable``
 /// (tried again with backoff); a device that stops answering (unbound, unplugged) is
-/// ``HeadingFault/Code/deviceLost``, and it is looked for again; a file this user may not read is
+/// ``HeadingFault/Code/deviceLost``, and it is looked for again (1 s doubling to 30 s until the
+/// devices answer; a reason that repeats said once, then once a minute with its count); an
+/// attribute that is no regular file (a FIFO, a directory) is ``HeadingFault/Code/deviceLost``
+/// naming it, never waited on; a read that has not returned for 5 s (an I²C transfer the bus holds)
+/// is ``HeadingFault/Code/deviceLost`` naming the file, raised by a watchdog thread — the read
+/// cannot be interrupted; the headings resume when it returns, and ``stop()`` does not wait for it;
+/// a file this user may not read is
 /// ``HeadingFault/Code/permissionDenied`` then ``HeadingAuthorizationStatus/denied``, tried again;
 /// a value that is not a number is ``HeadingFault/Code/malformedInput``, and an accelerometer in
 /// free fall or a field along gravity ``HeadingFault/Code/outOfRange`` (no heading for that
