@@ -23,12 +23,13 @@ final class DaemonProcess: @unchecked Sendable {
         var version = 0
     }
 
-    /// The `headingd` the tests run: `$HEADINGD_BINARY` when set — `scripts/test` sets it to the
+    /// The `headingd` the tests run: `$TESTED_HEADINGD` when set (not `HEADINGD_…`: headingd reads
+    /// every `HEADINGD_` variable as a setting and refuses one it does not know) — `scripts/test` sets it to the
     /// package's release build, the binary users run (an optimised build may end a value's life at
     /// its last use: `headingd deviation` heard nothing in it while the debug build passed) — else
     /// the `headingd` built beside the test bundle.
     static let executableURL: URL = {
-        if let given = ProcessInfo.processInfo.environment["HEADINGD_BINARY"], !given.isEmpty {
+        if let given = ProcessInfo.processInfo.environment["TESTED_HEADINGD"], !given.isEmpty {
             return URL(fileURLWithPath: given)
         }
         let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

@@ -19,11 +19,11 @@ struct DebianPackageTests {
         return (result.status, result.output + result.errors)
     }
 
-    /// The package to test: `$HEADINGD_DEB` (`scripts/test` names the one it just built), else the
+    /// The package to test: `$TESTED_HEADINGD_DEB` (`scripts/test` names the one it just built), else the
     /// newest in `.build-deb` when it is newer than every source, else one built now (before, any
     /// package there was taken: outside `scripts/test` a stale one was tested without a word).
     static func package() async throws -> URL {
-        if let given = ProcessInfo.processInfo.environment["HEADINGD_DEB"], !given.isEmpty { return URL(fileURLWithPath: given) }
+        if let given = ProcessInfo.processInfo.environment["TESTED_HEADINGD_DEB"], !given.isEmpty { return URL(fileURLWithPath: given) }
         let directory = repository.appendingPathComponent(".build-deb")
         func newest() -> URL? {
             ((try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.contentModificationDateKey])) ?? [])
