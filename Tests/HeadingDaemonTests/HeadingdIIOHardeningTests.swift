@@ -191,3 +191,36 @@ struct HeadingdIIOHardeningTests {
         #expect(daemon.terminationStatus == 0, "stderr: \(daemon.errors.suffix(1000))")
     }
 }
+
+/// Hardening 5, item 12: echoes cut, and `calibrate`'s output checked before the turning.
+@Suite(.processSlot, .timeLimit(.minutes(5)))
+struct HeadingdEchoHardeningTests {
+    /// A 120 KB `deviation=` point and an 80 KB scan URL are refused with a short line (before: echoed whole).
+    @Test func hugeParametersAreEchoedCut() async throws {
+        let point = "1:" + String(repeating: "9", count: 120_000) + "x"
+        let source = try await DaemonProcess.run(["--source", "simulation?deviation=\(point)", "--count", "1"])
+        #expect(source.terminationStatus != 0 && source.errors.contains("is not HEADING:DEVIATION"), "\(source.errors.prefix(500))")
+        #expect(source.errors.count < 1000, "\(source.errors.count) bytes of stderr")
+        // A host of 80,000 letters is a name, not one that resolves: refused by the resolver, said cut.
+        let url = "tcp://" + String(repeating: "h", count: 80_000) + ":10110"
+        let scan = try await DaemonProcess.run(["scan", url, "--seconds", "1"])
+        #expect(scan.terminationStatus == 1 && scan.output.contains("cannot resolve hhh"), "\(scan.output.prefix(500))")
+        #expect(scan.errors.count + scan.output.count < 2000 && !scan.errors.contains("\u{1B}"), "\(scan.errors.count) bytes: \(scan.errors.prefix(300))")
+    }
+
+    /// `--output` where nothing can be written: said before any turning, with the system's reason (before:
+    /// after the fit, as "NSCocoaErrorDomain error 512", advising root to run as root).
+    @Test func calibrateSaysAnUnwritableOutputFirst() async throws {
+        let (root, _) = try HeadingdIIOHardeningTests.tree()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let blocker = root.appendingPathComponent("file")
+        try Data("x".utf8).write(to: blocker)
+        let started = ContinuousClock.now
+        let run = try await DaemonProcess.run(
+            ["calibrate", "iio:?root=\(root.path)", "--timeout", "600", "--output", blocker.appendingPathComponent("c.json").path])
+        #expect(run.terminationStatus == 73, "\(run.errors)")
+        #expect(ContinuousClock.now - started < .seconds(30), "it waited for a fit first")
+        #expect(run.errors.contains("cannot write \(blocker.path)/c.json (\(blocker.path) is not a directory)"), "\(run.errors)")
+        #expect(!run.errors.contains("NSCocoaErrorDomain") && (geteuid() != 0 || !run.errors.contains("run as root")), "\(run.errors)")
+    }
+}

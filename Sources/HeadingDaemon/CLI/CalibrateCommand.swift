@@ -243,7 +243,11 @@ struct CalibrateCommand: ParsableCommand {
         var made = directory.hasPrefix("/") ? "" : "."
         for component in directory.split(separator: "/") {
             made += "/" + component
-            if mkdir(made, 0o755) != 0, errno != EEXIST { return "cannot make \(made): \(String(cString: strerror(errno)))" }
+            if mkdir(made, 0o755) != 0 {
+                guard errno == EEXIST else { return "cannot make \(made): \(String(cString: strerror(errno)))" }
+                var existing = stat()
+                guard stat(made, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFDIR else { return "\(made) is not a directory" }
+            }
         }
         var status = stat()
         if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR { return "it is a directory" }

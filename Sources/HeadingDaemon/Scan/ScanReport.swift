@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingKit
 
 /// A whole scan: every candidate's finding, and the heading sources ranked best first; written
 /// for people, as JSON (`--json`) and as a configuration file (`--write-config`).
@@ -41,12 +42,12 @@ struct ScanReport: Sendable, Codable, Equatable {
                 head += "heard"
                 if let baud = finding.baud { head += " at \(baud) baud" }
                 if let format = finding.format { head += " (\(Self.formatWords[format] ?? format))" }
-            case .silent: head += "silent" + (finding.problem.map { " (\($0))" } ?? "")
-            case .unavailable: head += "not available: " + (finding.problem ?? "")
-            case .permissionDenied: head += "permission denied: " + (finding.problem ?? "")
+            case .silent: head += "silent" + (finding.problem.map { " (\(LogText.printable($0, limit: 400)))" } ?? "")
+            case .unavailable: head += "not available: " + LogText.printable(finding.problem ?? "", limit: 400)
+            case .permissionDenied: head += "permission denied: " + LogText.printable(finding.problem ?? "", limit: 400)
             }
             lines.append(head)
-            if finding.outcome == .heard, let problem = finding.problem { lines.append("  then: \(problem)") }
+            if finding.outcome == .heard, let problem = finding.problem { lines.append("  then: \(LogText.printable(problem, limit: 400))") }
             if let fix = finding.fix { lines.append("  fix: \(fix)") }
             for line in finding.heardLines { lines.append("  \(line)") }
             for source in finding.sources {

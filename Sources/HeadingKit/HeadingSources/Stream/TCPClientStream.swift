@@ -31,7 +31,7 @@ package final class TCPClientStream: ByteStream {
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &result)
         guard status == 0, let address = result else {
-            throw ByteStreamFailure(code: .sourceUnavailable, reason: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+            throw ByteStreamFailure(code: .sourceUnavailable, reason: "cannot resolve \(LogText.printable(host, limit: 80)): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(result) }
         let socketDescriptor = socket(
