@@ -58,6 +58,7 @@ struct DeviationFitterTests {
         }
         #expect(throws: DeviationFitter.Refusal.self) { try fitter.fit() }
         #expect(fitter.counts.unpaired == 0 && fitter.counts.turning == 0, "\(fitter.counts)")
+        #expect("\(fitter.counts)" == "0 unpaired, 0 in turns too fast, 0 dropped")  // a person reads it, not a struct dump
     }
 
     @Test func turningCirclesBothWaysGiveTheCurveAndItsCard() throws {

@@ -345,6 +345,14 @@ struct CalibrationRefinerTests {
 }
 
 struct CalibrationStatusTests {
+    @Test func itReadsAsALineForAPerson() {
+        let none = CalibrationStatus(state: .none, reason: "no calibration file")
+        #expect("\(none)" == "none: no calibration file")
+        let fit = MagnetometerCalibration(offset: Vector3(x: 1, y: 2, z: 3), mode: .hardIron, fieldStrength: 49, residual: 0.42, headingError: 1.1)
+        let calibrated = CalibrationStatus(state: .calibrated, calibration: fit, file: "/var/lib/headingd/calibration-x.json")
+        #expect("\(calibrated)" == "calibrated (hardIron, 0.42 µT RMS, about 1.1° of heading) from /var/lib/headingd/calibration-x.json")
+    }
+
     @Test func hostileFilesAreSaidNeverReadWithoutEndOrWaitedOn() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("headingd-calibration-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

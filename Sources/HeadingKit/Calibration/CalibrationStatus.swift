@@ -114,3 +114,13 @@ public protocol CalibrationReporting: AnyObject, Sendable {
     /// The calibration's status now; `nil` until the source has looked.
     var calibrationStatus: CalibrationStatus? { get }
 }
+
+extension CalibrationStatus: CustomStringConvertible {
+    /// One line for a person: `calibrated (hardIron, 0.42 µT RMS, about 1.1° of heading) from FILE`,
+    /// or `none: REASON`.
+    public var description: String {
+        guard state == .calibrated, let calibration else { return "none" + (reason.map { ": \($0)" } ?? "") }
+        return "calibrated (\(calibration.mode.rawValue), " + String(format: "%.2f µT RMS, about %.1f° of heading", calibration.residual, calibration.headingError)
+            + (refining ? ", refined at sea" : "") + ")" + (file.map { " from \($0)" } ?? "")
+    }
+}

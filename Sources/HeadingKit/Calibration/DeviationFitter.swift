@@ -84,13 +84,16 @@ public struct DeviationFitter: Sendable {
     }
 
     /// How the pairs went.
-    public struct Counts: Sendable, Hashable {
+    public struct Counts: Sendable, Hashable, CustomStringConvertible {
         /// Compass headings with no reference close enough in time.
         public var unpaired = 0
         /// Compass headings taken while the reference turned too fast.
         public var turning = 0
         /// Headings not kept: beyond ``Configuration/maximumSamples``.
         public var dropped = 0
+
+        /// One line for a person: `3 unpaired, 120 in turns too fast, 0 dropped`.
+        public var description: String { "\(unpaired) unpaired, \(turning) in turns too fast, \(dropped) dropped" }
     }
 
     /// The configuration.

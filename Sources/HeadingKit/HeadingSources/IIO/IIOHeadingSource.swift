@@ -16,7 +16,8 @@ import Glibc
 /// let compass = IIOHeadingSource(configuration: .init(endpoint: try IIOEndpoint(parsing: "iio:")))
 /// ```
 ///
-/// The magnetometer's field (gauss in the IIO ABI, taken as µT), in the device frame (the
+/// The magnetometer's field (gauss in the IIO ABI, converted at 1 G = 100 µT, the unit of
+/// ``MagnetometerCalibration``), in the device frame (the
 /// kernel's mount matrix applied), is corrected by its calibration (``MagnetometerCalibration``,
 /// from the endpoint's `calibration=` file or ``Configuration/calibrationDirectory``, read each
 /// time the devices are opened), turned by ``IIOEndpoint/orientation``, and tilt-compensated by the
@@ -435,7 +436,7 @@ private struct IIOReader: Sendable {
         } else if let directory = configuration.calibrationDirectory {
             status = CalibrationStatus.loading(IIOHeadingSource.calibrationFile(for: device, in: directory), required: false)
         } else {
-            status = CalibrationStatus(state: .none, reason: "no calibration file named (calibration=) and no state directory")
+            status = CalibrationStatus(state: .none, reason: "no calibration file named (calibration=) and no calibration directory (calibrationDirectory; headingd gives its state directory)")
         }
         source()?.setCalibrationStatus(status)
         return status
