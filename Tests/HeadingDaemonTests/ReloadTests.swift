@@ -224,10 +224,16 @@ struct ReloadSoakTests {
         // crept more (a median 500-reload step of 54 KiB in one run, 108 bytes a reload). So: the
         // median growth of the eight 500-reload steps from the 1,000th under 80 KiB (160 bytes a
         // reload: the old leak fails it by 40 %), and all of it under 1 MiB.
+        // The release binary (the one tested now) warms up longer: measured alone over 20,000
+        // reloads, it grew about 50 KiB per 500 until some 6,000–8,000, then stayed flat (27,848 KiB
+        // at 8,000, 27,852 at 20,000); beside the suite one run's median step from the 1,000th was
+        // exactly 80 KiB. So the median is taken over the last four steps (3,000 to 5,000), where a
+        // steady leak of 160 bytes a reload still shows in every step and the warm-up has mostly passed.
         let rss = samples.map { $0["VmRSS"] as? Int ?? 0 }
-        let steps = (3...10).map { rss[$0] - rss[$0 - 1] }.sorted()
-        #expect((steps[3] + steps[4]) / 2 < 80, "median step \(steps) KiB: \(samples)")
-        #expect(rss[10] - rss[2] < 1024, "\(samples)")
+        let steps = (7...10).map { rss[$0] - rss[$0 - 1] }.sorted()
+        #expect((steps[1] + steps[2]) / 2 < 80, "median of the last four steps \(steps) KiB: \(samples)")
+        // (From the 1,000th the release binary's warm-up alone grew 1,148 KiB in one run, then nothing.)
+        #expect(rss[10] - rss[6] < 1024, "\(samples)")
         #expect((samples[10]["fds"] as? Int ?? 99) <= (samples[2]["fds"] as? Int ?? 0) + 2, "\(samples)")
     }
 }
