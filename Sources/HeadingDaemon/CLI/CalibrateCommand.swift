@@ -263,7 +263,7 @@ struct CalibrateCommand: ParsableCommand {
     /// ends the command when one has taken more than 5 s (three sample periods at a slower rate),
     /// or more than 1 s once Ctrl-C, SIGTERM or the timeout should have ended it, naming the file.
     private static func guardStalls(_ watch: IIOReadWatch, rate: Double, ending: ContinuousClock.Instant) {
-        let limit = Duration.seconds(max(5, 3 / rate))
+        let limit = IIOReadWatch.stallLimit(rate: rate)
         let thread = Thread {
             while true {
                 Thread.sleep(forTimeInterval: 0.25)

@@ -6,6 +6,7 @@ import Glibc
 #endif
 import Configuration
 import Foundation
+import HeadingKit
 
 /// Reads headingd's settings from every layer, each checked on its own so that an error names
 /// its file, variable or flag, then layered with swift-configuration's `ConfigReader` (the first
@@ -117,17 +118,17 @@ struct SettingsLoader: Sendable {
     /// A regular file's text, read by ``WholeFile`` (at most ``maximumFileSize`` bytes): not
     /// `String(contentsOfFile:)`, which leaks 4 KiB a call, and a daemon reloads for months.
     private static func readText(of path: String) throws(ConfigurationError) -> String {
-        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            let reason = errno == ENOENT ? "no such file" : errno == EACCES ? "permission denied" : String(cString: strerror(errno))
+        // Without waiting (a FIFO for reading would wait for a writer, forever), regular files only.
+        let descriptor: Int32
+        switch RegularFile.open(path) {
+        case .success(let opened): descriptor = opened.descriptor
+        case .failure(.cannotOpen(let code)):
+            let reason = code == ENOENT ? "no such file" : code == EACCES ? "permission denied" : String(cString: strerror(code))
             throw ConfigurationError(origin: path, key: nil, reason: reason)
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        case .failure(.notRegular):
             throw ConfigurationError(origin: path, key: nil, reason: "is not a regular file (a directory, FIFO or device): not a configuration file")
         }
+        defer { close(descriptor) }
         let contents: WholeFile.Contents
         do {
             contents = try WholeFile.read(descriptor, limit: maximumFileSize, chunkSize: 16 * 1024)

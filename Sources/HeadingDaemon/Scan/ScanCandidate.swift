@@ -48,13 +48,13 @@ enum ScanCandidate: Sendable, Hashable, CustomStringConvertible {
     /// The candidate as a source URL (a serial line to be tried at every rate without `baud=`).
     /// Control characters in it are escaped: a host or a path is the user's text.
     var description: String {
-        switch self {
+        let url = switch self {
         case .stream(let endpoint):
-            if case .serial(let path, .automatic) = endpoint.transport { return "serial://\(LogText.printable(path, limit: 256))" }
-            return LogText.printable(endpoint.description, limit: 256)
-        case .gpsd(let endpoint): return LogText.printable(endpoint.description, limit: 256)
-        case .iio(let endpoint): return LogText.printable(endpoint.description, limit: 256)
+            if case .serial(let path, .automatic) = endpoint.transport { "serial://\(path)" } else { endpoint.description }
+        case .gpsd(let endpoint): endpoint.description
+        case .iio(let endpoint): endpoint.description
         }
+        return LogText.printable(url, limit: 256)
     }
 
     /// What the machine has: serial ports (`/dev/serial/by-id/*` first, then ttyUSB, ttyACM,

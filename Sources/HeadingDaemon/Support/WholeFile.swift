@@ -1,6 +1,8 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+import HeadingKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -56,13 +58,14 @@ enum WholeFile {
     ///   - path: The file.
     ///   - limit: The most bytes wanted.
     static func readKept(path: String, limit: Int) -> Contents? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return Contents(bytes: [], isComplete: false) }
-        if status.st_size > limit { return Contents(bytes: [], isComplete: false) }
-        return try? read(descriptor, limit: limit)
+        switch RegularFile.open(path) {
+        case .failure(.cannotOpen): return nil
+        case .failure(.notRegular): return Contents(bytes: [], isComplete: false)
+        case .success(let opened):
+            defer { close(opened.descriptor) }
+            if opened.size > limit { return Contents(bytes: [], isComplete: false) }
+            return try? read(opened.descriptor, limit: limit)
+        }
     }
 
     /// The file at `path`, read to its end (a `/proc` file too), or up to `limit` bytes and a

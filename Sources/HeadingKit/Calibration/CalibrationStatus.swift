@@ -86,14 +86,13 @@ public struct CalibrationStatus: Sendable, Hashable {
     /// A regular file's first 64 KiB and one byte more (``MagnetometerCalibration/read(_:)`` refuses
     /// anything longer): never a read without end (`calibration=/dev/zero`), never a wait (a FIFO).
     private static func contents(of path: String) -> Result<Data, ReadFailure> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            let code = errno
-            return .failure(code == ENOENT ? .absent : .unreadable(String(cString: strerror(code))))
+        let descriptor: Int32
+        switch RegularFile.open(path) {
+        case .success(let opened): descriptor = opened.descriptor
+        case .failure(.cannotOpen(let code)): return .failure(code == ENOENT ? .absent : .unreadable(String(cString: strerror(code))))
+        case .failure(.notRegular): return .failure(.unreadable("not a regular file"))
         }
         defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return .failure(.unreadable("not a regular file")) }
         var bytes = [UInt8](repeating: 0, count: 64 * 1024 + 1)
         var total = 0
         while total < bytes.count {

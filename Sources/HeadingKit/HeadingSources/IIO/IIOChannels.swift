@@ -34,7 +34,7 @@ package final class IIOChannels {
     /// The kernel's mount matrix, identity when the driver gives none.
     package let mountMatrix: Matrix3
     private var descriptors: [Int32] = []
-    /// The three raw files' names, for the watch.
+    /// The three raw files, for the watch: made once, not at each read.
     private var paths: [String] = []
     /// Told which file each read is in while it lasts, so that a read that never returns is seen
     /// from another thread (``IIOReadWatch``); `nil`: nobody watches.
@@ -80,8 +80,8 @@ package final class IIOChannels {
             break
         }
         mountMatrix = matrix
-        for axis in ["x", "y", "z"] {
-            let path = "\(base)_\(axis)_raw"
+        paths = ["x", "y", "z"].map { "\(base)_\($0)_raw" }
+        for path in paths {
             switch Self.openAttribute(path) {
             case .success(let descriptor):
                 descriptors.append(descriptor)
@@ -96,7 +96,6 @@ package final class IIOChannels {
                 )
             }
         }
-        paths = ["x", "y", "z"].map { "in_\(type.rawValue)_\($0)_raw" }
     }
 
     /// Why an attribute could not be opened: the `errno`, or 0 when it opened but is no attribute.
@@ -107,32 +106,18 @@ package final class IIOChannels {
         package let reason: String
     }
 
-    /// Opens a sysfs attribute without waiting: `O_NONBLOCK` (a FIFO in its place would hold
-    /// `open(2)` until a writer came) and refused unless it is a regular file, as every sysfs
-    /// attribute is (a FIFO, a directory, a device node never answer as one).
+    /// Opens a sysfs attribute without waiting (``RegularFile``): refused unless it is a regular
+    /// file, as every sysfs attribute is (a FIFO, a directory, a device node never answer as one).
     /// - Parameters:
     ///   - path: The attribute.
     ///   - flags: `O_RDONLY` or `O_WRONLY`.
     /// - Returns: The open descriptor, or why not.
     package static func openAttribute(_ path: String, flags: Int32 = O_RDONLY) -> Result<Int32, OpenFailure> {
-        let descriptor = open(path, flags | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            let code = errno
-            return .failure(OpenFailure(errno: code, reason: String(cString: strerror(code))))
+        switch RegularFile.open(path, flags: flags) {
+        case .success(let opened): .success(opened.descriptor)
+        case .failure(.cannotOpen(let code)): .failure(OpenFailure(errno: code, reason: String(cString: strerror(code))))
+        case .failure(.notRegular(let kind)): .failure(OpenFailure(errno: 0, reason: "\(kind), not a sysfs attribute"))
         }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            let kind = switch status.st_mode & S_IFMT {
-            case S_IFIFO: "a FIFO"
-            case S_IFDIR: "a directory"
-            case S_IFCHR, S_IFBLK: "a device node"
-            case S_IFSOCK: "a socket"
-            default: "not a regular file"
-            }
-            close(descriptor)
-            return .failure(OpenFailure(errno: 0, reason: "\(kind), not a sysfs attribute"))
-        }
-        return .success(descriptor)
     }
 
     deinit {
@@ -146,7 +131,7 @@ package final class IIOChannels {
     package func read() throws(Failure) -> Vector3 {
         var raw = (0.0, 0.0, 0.0)
         for index in 0..<3 {
-            watch?.begin("\(device.directory)/\(paths[index])")
+            watch?.begin(paths[index])
             let count = buffer.withUnsafeMutableBytes { pread(descriptors[index], $0.baseAddress, $0.count, 0) }
             watch?.end()
             guard count > 0 else {

@@ -256,9 +256,8 @@ private struct IIOReader: Sendable {
     let watch: IIOReadWatch
     let source: @Sendable () -> IIOHeadingSource?
 
-    /// How long one read of an attribute may take before it is a fault: 5 s, or three sample
-    /// periods at a slower rate (ST's drivers sleep two sample periods a direct read, 2 s at their 1 Hz).
-    var stallLimit: Duration { .seconds(max(5, 3 / configuration.endpoint.rate)) }
+    /// How long one read of an attribute may take before it is a fault (``IIOReadWatch/stallLimit(rate:)``).
+    var stallLimit: Duration { IIOReadWatch.stallLimit(rate: configuration.endpoint.rate) }
 
     /// The watchdog thread's work: a read of an attribute that has not returned within
     /// ``stallLimit`` (an I²C transfer the bus holds, a driver that waits) is a `deviceLost` fault

@@ -15,6 +15,11 @@ package final class IIOReadWatch: Sendable {
 
     private let current = Mutex<Read?>(nil)
 
+    /// How long one read of an attribute may take before it is a stall: 5 s, or three sample periods
+    /// at a slower rate (ST's drivers sleep two sample periods a direct read, 2 s at their 1 Hz).
+    /// - Parameter rate: Samples a second read.
+    package static func stallLimit(rate: Double) -> Duration { .seconds(max(5, 3 / rate)) }
+
     /// Creates a watch with no read in flight.
     package init() {}
 

@@ -1,0 +1,53 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file opened without waiting and only when it is a regular file: `O_NONBLOCK`, so that a FIFO
+/// in its place does not hold `open(2)` until a writer comes, then refused unless `fstat` says a
+/// regular file (a FIFO never answers a read, `/dev/zero` never ends, a directory has no content).
+/// The one opener of what the outside may swap under the daemon: sysfs attributes, calibration
+/// files, configuration files, kept state. Each caller words the refusal its own way.
+package enum RegularFile {
+    /// Why a file was not opened.
+    package enum Refusal: Error, Sendable, Equatable {
+        /// `open(2)` failed with this `errno`.
+        case cannotOpen(Int32)
+        /// It opened but is no regular file: `a FIFO`, `a directory`, `a device node`, `a socket`, or
+        /// `not a regular file`.
+        case notRegular(String)
+    }
+
+    /// An open regular file.
+    package struct Opened: Sendable {
+        /// The descriptor: the caller closes it.
+        package let descriptor: Int32
+        /// Its size when opened, in bytes.
+        package let size: Int
+    }
+
+    /// Opens `path` without waiting; refuses anything but a regular file.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - flags: `O_RDONLY` or `O_WRONLY` (`O_CLOEXEC` and `O_NONBLOCK` are added).
+    /// - Returns: The open file, or why not.
+    package static func open(_ path: String, flags: Int32 = O_RDONLY) -> Result<Opened, Refusal> {
+        let descriptor = Glibc.open(path, flags | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return .failure(.cannotOpen(errno)) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            let kind = switch status.st_mode & S_IFMT {
+            case S_IFIFO: "a FIFO"
+            case S_IFDIR: "a directory"
+            case S_IFCHR, S_IFBLK: "a device node"
+            case S_IFSOCK: "a socket"
+            default: "not a regular file"
+            }
+            close(descriptor)
+            return .failure(.notRegular(kind))
+        }
+        return .success(Opened(descriptor: descriptor, size: Int(status.st_size)))
+    }
+}
