@@ -168,7 +168,13 @@ let package = Package(
             dependencies: [
                 "HeadingDaemon", "HeadingKit", "HeadingKitTesting", "NMEA2000",
                 .product(name: "Clocks", package: "swift-clocks"),
-            ]
+            ],
+            // The suite's release build (scripts/release-build) compiles the daemon's tests last and
+            // alone: unoptimised and file by file, 8,000 lines of them take a minute on two cores
+            // instead of three on one. What they test, headingd and its modules, stays optimised.
+            // (A test target is never built by a package that depends on this one, so the flags
+            // reach no consumer.)
+            swiftSettings: [.unsafeFlags(["-Onone", "-no-whole-module-optimization"], .when(configuration: .release))]
         ),
     ]
 )

@@ -28,6 +28,8 @@ let package = Package(
         .executableTarget(name: "ReadmeExample", dependencies: headingKit),
         // The DocC article "Writing a source"'s complete source, copied there by scripts/examples.
         .executableTarget(name: "WritingASource", dependencies: headingKit),
+        // The DocC article "An IMU through IIO"'s complete program, copied there by scripts/examples.
+        .executableTarget(name: "ReadingAnIMU", dependencies: headingKit),
         .executableTarget(name: "TopLevelSink", dependencies: headingKit),
         .executableTarget(name: "MainActorViewModel", dependencies: headingKit),
         .executableTarget(name: "ToggleSubscribeOnce", dependencies: headingKit),

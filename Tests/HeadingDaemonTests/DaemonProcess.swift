@@ -25,9 +25,10 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// The `headingd` the tests run: `$TESTED_HEADINGD` when set (not `HEADINGD_…`: headingd reads
     /// every `HEADINGD_` variable as a setting and refuses one it does not know) — `scripts/test` sets it to the
-    /// package's release build, the binary users run (an optimised build may end a value's life at
-    /// its last use: `headingd deviation` heard nothing in it while the debug build passed) — else
-    /// the `headingd` built beside the test bundle.
+    /// package's binary (`.build-deb/headingd`: the release objects the tests were built from, the
+    /// Swift runtime linked static), the binary users run (an optimised build may end a value's
+    /// life at its last use: `headingd deviation` heard nothing in it while a debug build passed)
+    /// — else the `headingd` built beside the test bundle.
     static let executableURL: URL = {
         if let given = ProcessInfo.processInfo.environment["TESTED_HEADINGD"], !given.isEmpty {
             return URL(fileURLWithPath: given)

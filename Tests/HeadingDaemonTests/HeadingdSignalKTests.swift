@@ -179,7 +179,11 @@ struct HeadingdSignalKTests {
         print("slowloris and idle flood: \(seen); most descriptors \(descriptors.withLock { $0 }); \(linesDuring) headings in \(elapsed)")
         #expect(seen["goodFailures"] as? Int == 0, "\(seen)")
         #expect((seen["goodRequests"] as? Int ?? 0) >= 20, "\(seen)")
-        #expect((seen["slowestGood"] as? Double ?? 99) < 1.0, "a discovery request waited: \(seen)")
+        // Time is the claim here, so a bound stays, set where noise cannot reach it and a blocked
+        // server cannot pass it: a request held behind the hostile connections waits until they are
+        // closed (5 s without a whole head); two cores shared by four test processes have delayed
+        // a good request by up to 0.6 s.
+        #expect((seen["slowestGood"] as? Double ?? 99) < 3.0, "a discovery request waited: \(seen)")
         #expect((seen["closedByServer"] as? Int ?? 0) >= 400, "the hostile connections must be closed: \(seen)")
         #expect((seen["streamDeltas"] as? Int ?? 0) >= 60, "the stream client kept its rate (10 Hz): \(seen)")
         // The connections are bounded (128 by default), and so are headingd's descriptors: its own,
@@ -189,7 +193,9 @@ struct HeadingdSignalKTests {
         // the ~2,000 connections the test opens would all be held).
         #expect(descriptors.withLock { $0 } <= baseline + 128 + 96, "descriptors: \(descriptors.withLock { $0 }), \(baseline) before")
         let seconds = Double(elapsed.components.seconds)
-        #expect(Double(linesDuring) >= seconds * 10 * 0.8, "\(linesDuring) headings in \(elapsed) at 10 Hz")
+        // Half the rate: a daemon whose loop the flood starves falls far below it; a loaded
+        // machine's late ticks do not (the simulation's schedule catches up).
+        #expect(Double(linesDuring) >= seconds * 10 * 0.5, "\(linesDuring) headings in \(elapsed) at 10 Hz")
         #expect(daemon.exitedAt == nil, "headingd is still up")
         await stop(daemon)
     }

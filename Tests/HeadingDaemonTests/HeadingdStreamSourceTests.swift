@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKitTesting
+import Synchronization
 import Testing
 
 @testable import HeadingDaemon
@@ -286,22 +287,29 @@ struct HeadingdStreamSourceTests {
         ])
         try daemon.start()
         let connection = try #require(await server.accept())
-        /// Sends the instruments at 10 Hz for `seconds`: the gyro at `gyroHeading` (if on), the fluxgate at `fluxgateHeading`.
-        func send(seconds: Double, gyroHeading: Double?, fluxgateHeading: Double) async {
-            for _ in 0..<Int(seconds * 10) {
+        // The instruments at 10 Hz, for as long as the test runs: the gyro at `gyro` (when it
+        // talks), the fluxgate at `fluxgate`. Each phase then waits for the event it causes
+        // (not for a window of time, which a loaded machine can outlast).
+        let instruments = Mutex<(gyro: Double?, fluxgate: Double)>((100, 101))
+        let sender = Task {
+            while !Task.isCancelled {
+                let (gyroHeading, fluxgateHeading) = instruments.withLock { ($0.gyro, $0.fluxgate) }
                 var text = Sentence.make("HCHDG,\(fluxgateHeading),0.0,E,0.0,E")
                 if let gyroHeading { text = Sentence.make("HEHDT,\(gyroHeading),T") + text }
                 connection.send(text)
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        await send(seconds: 1.5, gyroHeading: 100, fluxgateHeading: 101)
-        await send(seconds: 2, gyroHeading: nil, fluxgateHeading: 101)  // the gyro goes silent
-        #expect(daemon.errors.contains("failover: headings now from \(fluxgate) instead of \(gyro)"), "stderr: \(daemon.errors)")
-        await send(seconds: 2.5, gyroHeading: 100, fluxgateHeading: 101)  // back: fail-back after the hold
-        #expect(daemon.errors.contains("fail-back: headings now from \(gyro) instead of \(fluxgate)"), "stderr: \(daemon.errors)")
-        await send(seconds: 3, gyroHeading: 100, fluxgateHeading: 115)  // 15° apart
-        #expect(daemon.errors.contains(": disagreement: "), "stderr: \(daemon.errors)")
+        defer { sender.cancel() }
+        // Both heard, the gyro first in the list: headings from the gyro.
+        #expect(await daemon.wait(timeout: .seconds(20)) { output, _ in output.contains("talker=HE") }, "stdout: \(daemon.output)")
+        instruments.withLock { $0.gyro = nil }  // the gyro goes silent
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: "failover: headings now from \(fluxgate) instead of \(gyro)"), "stderr: \(daemon.errors)")
+        instruments.withLock { $0.gyro = 100 }  // back: fail-back after the hold
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: "fail-back: headings now from \(gyro) instead of \(fluxgate)"), "stderr: \(daemon.errors)")
+        instruments.withLock { $0.fluxgate = 115 }  // 15° apart
+        #expect(await daemon.wait(timeout: .seconds(20), untilErrorsContain: ": disagreement: "), "stderr: \(daemon.errors)")
+        sender.cancel()
         await Self.stop(daemon)
         #expect(server.connections == 1, "the feed is read once for both sources")
         let sources = Self.headings(daemon).compactMap { $0["source"] as? String }

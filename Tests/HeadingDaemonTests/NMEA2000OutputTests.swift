@@ -120,7 +120,6 @@ struct NMEA2000OutputTests {
 
         // Claimed, then headings go out as 127250.
         #expect(await bus.wait { $0.first?.identifier.pgn == NMEA2000PGN.addressClaim })
-        try await Task.sleep(for: .milliseconds(300))
         var value = 10.0
         func deliver() async throws {
             value += 1
@@ -131,8 +130,15 @@ struct NMEA2000OutputTests {
             #expect(ContinuousClock.now - started < .seconds(1))
             try await Task.sleep(for: .milliseconds(100))
         }
+        // The address is the node's 250 ms after its claim (ISO 11783-5): headings are delivered
+        // until the first goes out (the event, awaited), then five more all go out.
+        func sent() -> Int { bus.frames.filter { $0.identifier.pgn == NMEA2000PGN.vesselHeading }.count }
+        let claimHeld = ContinuousClock.now + .seconds(10)
+        while sent() == 0, ContinuousClock.now < claimHeld { try await deliver() }
+        let firstSent = sent()
+        #expect(firstSent > 0, "no 127250 within 10 s of the claim")
         for _ in 0..<5 { try await deliver() }
-        #expect(await bus.wait { $0.filter { $0.identifier.pgn == NMEA2000PGN.vesselHeading }.count >= 4 })
+        #expect(await bus.wait { $0.filter { $0.identifier.pgn == NMEA2000PGN.vesselHeading }.count >= firstSent + 4 })
 
         // No room for 3 s: said once, after 2 s; the headings keep coming and only the newest waits.
         bus.mode.withLock { $0 = .full }

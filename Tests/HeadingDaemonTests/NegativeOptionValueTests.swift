@@ -47,6 +47,9 @@ struct NegativeOptionValueTests {
         // Refused by the schema's bounds (78, naming the option), or a value where negative is one.
         #expect(daemon.terminationStatus == 78 || daemon.terminationStatus == 0, "\(option) -1: exit \(daemon.terminationStatus): \(daemon.errors)")
         if daemon.terminationStatus == 78 { #expect(daemon.errors.contains(option) || daemon.errors.contains("-1"), "\(daemon.errors)") }
+        // Taken: the configuration --check-config prints holds the value given (a path or a
+        // source named "-1", a negative offset), not a default put in its place.
+        if daemon.terminationStatus == 0 { #expect(daemon.output.contains("-1"), "\(option) -1 taken, but not in: \(daemon.output)") }
     }
 
     @Test func aPositionSouthAndWestIsTakenAsSeparateArguments() async throws {

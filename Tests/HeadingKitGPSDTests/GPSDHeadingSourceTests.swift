@@ -143,7 +143,11 @@ struct GPSDHeadingSourceTests {
                 + "(reader threads, sockets) while connected: \(counts); process threads \(Self.threadNames().count), descriptors \(Self.descriptorCount())"
         )
         #expect(counts.allSatisfy { $0 == (1, 1) }, "reader threads and sockets per round: \(counts)")
-        #expect(detections.allSatisfy { $0 < .seconds(1) }, "loss detected after \(detections)")
+        // Promptness is the claim: the reader sees the socket close at once (a poll on it, not a
+        // timeout), so a loss seen in under 3 s is prompt; a missed close would wait for the 5 s
+        // above and fail there. (The bound was 1 s: too near a loaded machine's scheduling; the
+        // figures are printed above.)
+        #expect(detections.allSatisfy { $0 < .seconds(3) }, "loss detected after \(detections)")
         // Headings reached the same subscriber in every round, and nothing finished it.
         #expect(subscriber.headings.count >= 10)
         proxy.disable()

@@ -17,8 +17,9 @@ import Testing
 struct AllocationBudgetTests {
     /// The most allocations a heading may take on its way, and a line's decoding alone, as
     /// measured 2026-11-23 (docs/performance.md); one allocation in 3100 lines is a table made
-    /// once. The suite runs a debug build, which allocates far more (no stack promotion, no
-    /// inlining); `swift test -c release -Xswiftc -enable-testing` checks the optimized figures.
+    /// once. The suite (`scripts/test`) runs the release build, so the optimized figures are the
+    /// ones checked; a debug build allocates far more (no stack promotion, no inlining), and
+    /// `swift test` run by hand in debug checks the debug figures.
     /// Issue 16 aims at 3 per heading, optimized: a flat-out replay's batched headings take 1.02
     /// (the sentence's bytes, and one notification per 256 headings); live, one notification per
     /// heading, 6.

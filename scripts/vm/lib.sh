@@ -34,6 +34,26 @@ vm_prepare() {
     fi
 }
 
+# vm_canutils: can-utils downloaded (not installed) and unpacked once, into $cache/canutils.
+vm_canutils() {
+    if [[ ! -x "$cache/canutils/usr/bin/canplayer" ]]; then
+        (cd "$cache/debs" && rm -f can-utils_*.deb && apt-get download -q can-utils 2>&1 | grep -v 'Download is performed unsandboxed' >&2 || true)
+        rm -rf "$cache/canutils" && dpkg -x "$cache/debs/"can-utils_*.deb "$cache/canutils"
+    fi
+}
+
+# vm_n2k_venv: canboat's decoder (PyPI's nmea2000) and an independent node stack (nmea2k), pinned,
+# in the venv $cache/n2k-venv, installed once.
+vm_n2k_venv() {
+    local venv=$cache/n2k-venv
+    if ! "$venv/bin/python" -c "import nmea2000" 2>/dev/null; then
+        python3 -m venv "$venv"
+    fi
+    if ! "$venv/bin/python" -c "import nmea2000, nmea2k" 2>/dev/null; then
+        "$venv/bin/pip" install --quiet --disable-pip-version-check nmea2000==2026.10.3 nmea2k==0.2.0 >&2
+    fi
+}
+
 # vm_initramfs MODULE...: the initramfs at $work/initramfs.cpio.gz, with the modules and their
 # dependencies (in order) and 9p; the files already in $work/initramfs (a test's tools) go in too.
 # Its init mounts the shares, runs /mnt/host/guest.sh, writes guest.out and guest.rc, powers off.

@@ -40,3 +40,10 @@ public struct DeviationCurve: Sendable, Hashable, Codable {
         "deviation=" + card(every: step).map { "\(Int($0.heading)):\(String(format: "%.1f", $0.deviation))" }.joined(separator: ",")
     }
 }
+
+extension DeviationCurve: CustomStringConvertible {
+    /// The five coefficients: `A 1.0° B 3.0° C -2.0° D 0.5° E -0.7°`.
+    public var description: String {
+        [("A", a), ("B", b), ("C", c), ("D", d), ("E", e)].map { "\($0.0) \(String(format: "%.1f", $0.1))°" }.joined(separator: " ")
+    }
+}

@@ -265,3 +265,11 @@ public struct DeviationFitter: Sendable {
         return DeviationCurve(a: x[0], b: x[1], c: x[2], d: x[3], e: x[4])
     }
 }
+
+extension DeviationFitter.Fit: CustomStringConvertible {
+    /// The card in a line: `A 1.0° B 3.0° C -2.0° D 0.5° E -0.7° (RMS 0.02° over 200 pairs, 1 outlier, 100 % of the circle)`.
+    public var description: String {
+        "\(curve) (RMS \(String(format: "%.2f", residual))° over \(pairs) pair\(pairs == 1 ? "" : "s"), "
+            + "\(outliers) outlier\(outliers == 1 ? "" : "s"), \(Int((coverage * 100).rounded())) % of the circle)"
+    }
+}

@@ -14,9 +14,12 @@ public import Foundation
 /// shrinks or stretches the field more than 3×, or an offset over 5,000 µT is refused, never
 /// applied.
 public struct MagnetometerCalibration: Sendable, Hashable, Codable {
-    /// What was fitted.
+    /// What was fitted (the file's `mode`). How the sensor was turned while it sampled is the
+    /// calibrator's ``MagnetometerCalibrator/Shape``: `sphere` gives ``ellipsoid`` or ``hardIron``,
+    /// `circle` gives ``circle``.
     public enum Mode: String, Sendable, Hashable, Codable, CaseIterable {
-        /// A sphere: the hard iron only (too little of the sphere covered for more, or asked so).
+        /// The hard iron only, the centre of a sphere of samples: too little of the sphere covered
+        /// for a soft iron, or asked so.
         case hardIron
         /// An ellipsoid: hard and soft iron, from a sensor turned every way.
         case ellipsoid

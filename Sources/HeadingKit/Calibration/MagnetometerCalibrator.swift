@@ -23,8 +23,12 @@ public import Foundation
 /// measured is a disturbance nearby, not the Earth's field.
 public struct MagnetometerCalibrator: Sendable {
     /// How the sensor is moved.
+    /// How the sensor is turned while it samples — not what is fitted, which the result's
+    /// ``MagnetometerCalibration/mode`` says: a sphere of samples gives
+    /// ``MagnetometerCalibration/Mode/ellipsoid``, or ``MagnetometerCalibration/Mode/hardIron`` when
+    /// too little of it was covered for a soft iron; a circle gives ``MagnetometerCalibration/Mode/circle``.
     public enum Shape: String, Sendable, Hashable, CaseIterable {
-        /// Turned every way.
+        /// Turned every way: the samples lie on a sphere (an ellipsoid, with soft iron).
         case sphere
         /// Turned through a full circle about the vertical.
         case circle

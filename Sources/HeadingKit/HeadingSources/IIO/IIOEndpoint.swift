@@ -54,9 +54,12 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
     ///   - rate: Samples a second. Default 25.
     ///   - root: The devices' directory. Default `/sys/bus/iio/devices`.
     ///   - orientation: The vessel's frame from the device's. Default identity.
+    ///   - calibration: The calibration file (``MagnetometerCalibration/encoded()``'s JSON), or `nil`
+    ///     for the calibration directory's file of the magnetometer.
+    ///   - refinesCalibration: Whether the hard iron in force is refined while running. Default `true`.
     public init(
         magnetometer: String? = nil, accelerometer: String? = nil, gyroscope: String? = nil, rate: Double = 25,
-        root: String = systemRoot, orientation: Matrix3 = .identity
+        root: String = systemRoot, orientation: Matrix3 = .identity, calibration: String? = nil, refinesCalibration: Bool = true
     ) {
         self.magnetometer = magnetometer
         self.accelerometer = accelerometer
@@ -64,6 +67,8 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.rate = rate
         self.root = root
         self.orientation = orientation
+        self.calibration = calibration
+        self.refinesCalibration = refinesCalibration
     }
 
     /// Parses `iio:` or `iio://MAG?…`.
