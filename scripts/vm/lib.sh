@@ -110,8 +110,10 @@ INIT
 # vm_headingd DEB SHARE: the headingd the VM runs, into SHARE: the .deb's, or $HEADINGD's.
 vm_headingd() {
     if [[ -n "${HEADINGD:-}" ]]; then
-        cp "$HEADINGD" "$2/headingd"  # a headingd of your own, for a quicker turn while developing
-        echo "vm: HEADINGD is set: the VM runs $HEADINGD, not the package's headingd" >&2
+        # A headingd of your own (a quicker turn while developing), or scripts/test's: the package's
+        # binary before the package is made. Without its debug information, as the package holds it.
+        objcopy --strip-debug "$HEADINGD" "$2/headingd"
+        echo "vm: HEADINGD is set: the VM runs $HEADINGD (its debug information stripped), not the package's headingd" >&2
     else
         dpkg-deb -x "$1" "$work/deb"
         cp "$work/deb/usr/bin/headingd" "$2/headingd"
