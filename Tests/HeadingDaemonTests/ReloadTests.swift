@@ -227,11 +227,15 @@ struct ReloadSoakTests {
         // The release binary (the one tested now) warms up longer: measured alone over 20,000
         // reloads, it grew about 50 KiB per 500 until some 6,000–8,000, then stayed flat (27,848 KiB
         // at 8,000, 27,852 at 20,000); beside the suite one run's median step from the 1,000th was
-        // exactly 80 KiB. So the median is taken over the last four steps (3,000 to 5,000), where a
-        // steady leak of 160 bytes a reload still shows in every step and the warm-up has mostly passed.
+        // exactly 80 KiB. So the last four steps (3,000 to 5,000) are looked at, where the warm-up
+        // has mostly passed. A leak grows every step by the same amount; the allocator grows in
+        // steps now and then (two of the four, +304 and +164 KiB, in one fresh-clone run whose other
+        // two were 12 and 16, and whose median, 90, failed the bound this check had). So the
+        // smallest of the four must be under 40 KiB: a steady leak of 82 bytes a reload or more
+        // fails (the old one, 230, by nearly three times), a sporadic allocator step does not.
         let rss = samples.map { $0["VmRSS"] as? Int ?? 0 }
         let steps = (7...10).map { rss[$0] - rss[$0 - 1] }.sorted()
-        #expect((steps[1] + steps[2]) / 2 < 80, "median of the last four steps \(steps) KiB: \(samples)")
+        #expect(steps[0] < 40, "the smallest of the last four 500-reload steps \(steps) KiB: \(samples)")
         // (From the 1,000th the release binary's warm-up alone grew 1,148 KiB in one run, then nothing.)
         #expect(rss[10] - rss[6] < 1024, "\(samples)")
         #expect((samples[10]["fds"] as? Int ?? 99) <= (samples[2]["fds"] as? Int ?? 0) + 2, "\(samples)")
