@@ -31,7 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
-        // `swift package generate-documentation` (scripts/build-docs): HeadingKit's DocC catalogs.
+        // `swift package generate-documentation`: HeadingKit's DocC catalogs (scripts/build-docs makes
+        // the same from the release build's modules, with docc itself).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // The daemon's network outputs (NMEA 0183 over TCP).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
