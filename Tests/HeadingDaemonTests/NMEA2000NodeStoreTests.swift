@@ -17,11 +17,11 @@ struct NMEA2000NodeStoreTests {
     @Test func madeOnceKeptAndTheAddressFollowsAMove() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = NMEA2000NodeStore(directory: directory.path, defaultAddress: 35, uniqueNumber: { 0x1234 })
+        let first = NMEA2000NodeStore(directory: StateDirectory(path: directory.path), defaultAddress: 35, uniqueNumber: { 0x1234 })
         #expect(first.state == .init(uniqueNumber: 0x1234, address: 35))
         #expect(first.note?.contains("unique number is 4660, kept in") == true && first.damage == nil)
         try first.keep(address: 36)
-        let second = NMEA2000NodeStore(directory: directory.path + ":/elsewhere", defaultAddress: 35, uniqueNumber: { Issue.record("made again"); return 1 })
+        let second = NMEA2000NodeStore(directory: StateDirectory(path: directory.path + ":/elsewhere"), defaultAddress: 35, uniqueNumber: { Issue.record("made again"); return 1 })
         #expect(second.state == .init(uniqueNumber: 0x1234, address: 36))
         #expect(second.note == nil && second.damage == nil)
     }
@@ -35,20 +35,20 @@ struct NMEA2000NodeStoreTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent(NMEA2000NodeStore.fileName)
         try Data(content.utf8).write(to: file)
-        let store = NMEA2000NodeStore(directory: directory.path, defaultAddress: 35, uniqueNumber: { 77 })
+        let store = NMEA2000NodeStore(directory: StateDirectory(path: directory.path), defaultAddress: 35, uniqueNumber: { 77 })
         #expect(store.state == .init(uniqueNumber: 77, address: 35))
         #expect(store.damage?.contains("moved aside to \(file.path).damaged-") == true, "\(store.damage ?? "")")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(names.contains { $0.hasPrefix(NMEA2000NodeStore.fileName + ".damaged-") })
-        #expect(NMEA2000NodeStore(directory: directory.path, defaultAddress: 0, uniqueNumber: { 1 }).state.uniqueNumber == 77, "the new one kept")
+        #expect(NMEA2000NodeStore(directory: StateDirectory(path: directory.path), defaultAddress: 0, uniqueNumber: { 1 }).state.uniqueNumber == 77, "the new one kept")
     }
 
     @Test func withoutAStateDirectoryItSaysSo() throws {
-        let store = NMEA2000NodeStore(directory: nil, defaultAddress: 35, uniqueNumber: { 9 })
+        let store = NMEA2000NodeStore(directory: StateDirectory(path: nil), defaultAddress: 35, uniqueNumber: { 9 })
         #expect(store.state == .init(uniqueNumber: 9, address: 35) && store.path == nil)
         #expect(store.note?.contains("not kept") == true)
         try store.keep(address: 40)  // nothing to write: no error
-        let unwritable = NMEA2000NodeStore(directory: "/proc/headingd-no-such", defaultAddress: 35, uniqueNumber: { 9 })
+        let unwritable = NMEA2000NodeStore(directory: StateDirectory(path: "/proc/headingd-no-such"), defaultAddress: 35, uniqueNumber: { 9 })
         #expect(unwritable.note?.contains("cannot keep the node's state") == true)
     }
 }

@@ -32,20 +32,13 @@ struct CalibrateCommand: ParsableCommand {
             the World Magnetic Model's there (a fit outside those for 10 s is refused: a magnetic disturbance \
             nearby). Ctrl-C or --timeout ends it with what was still missing; nothing is written then. The \
             calibration goes to --output, by default the state directory's file for the device \
-            ($STATE_DIRECTORY or \(CalibrateCommand.defaultStateDirectory), calibration-NAME.json), where the source \
+            ($STATE_DIRECTORY or \(StateDirectory.packageDefault), calibration-NAME.json), where the source \
             reads it when it starts; a running headingd reads it again on SIGHUP (systemctl reload headingd); \
             it is checked writable before the turning starts (exit 73 with the reason). A read of the device \
             that has not answered for 5 s (an I2C bus held) ends it with status 69, naming the file. \
             Stop headingd first if it reads the same device at a different rate.
             """
     )
-
-    /// The package's state directory, where the service keeps its files.
-    static let defaultStateDirectory = "/var/lib/headingd"
-
-    /// Where calibrations are kept: `$STATE_DIRECTORY`, else ``defaultStateDirectory`` (the
-    /// command, the IIO source and `headingd scan` look in the same place).
-    static var calibrationDirectory: String { ProcessInfo.processInfo.environment["STATE_DIRECTORY"] ?? defaultStateDirectory }
 
     @Argument(help: ArgumentHelp("The magnetometer, as an IIO source URL: iio: or iio://DEVICE?accel=...&rate=...&root=...", valueName: "source"))
     var source: String
@@ -94,7 +87,7 @@ struct CalibrateCommand: ParsableCommand {
             fail(error.reason + (error.code == .permissionDenied && geteuid() != 0 ? " (run as root, or as a user the device's udev rule lets read it)" : ""), status: 69)
         }
         let device = magnetometer.device
-        let path = output ?? IIOHeadingSource.calibrationFile(for: device, in: Self.calibrationDirectory)
+        let path = output ?? IIOHeadingSource.calibrationFile(for: device, in: StateDirectory.process.calibrations)
         // Before the turning, not after it: a file that cannot be written is said now.
         if let problem = Self.unwritable(path) {
             fail("cannot write \(path) (\(problem))" + (geteuid() == 0 ? "; give --output" : ": run as root or as the headingd user (sudo -u headingd headingd calibrate …), or give --output"), status: 73)

@@ -20,13 +20,12 @@ enum SignalKIdentity {
     /// valid URN (damaged) is moved aside (``DamagedFile``), never silently overwritten.
     /// - Returns: The URN, a sentence for the log when it was generated, and one for an error
     ///   when the file was damaged.
-    static func kept(in directory: String?) -> (urn: String, note: String?, damage: String?) {
-        guard let directory, !directory.isEmpty else {
+    static func kept(in directory: StateDirectory) -> (urn: String, note: String?, damage: String?) {
+        guard let file = directory.file(fileName) else {
             let urn = generated()
             return (urn, "Signal K: no state directory ($STATE_DIRECTORY); this run's vessel is \(urn) (set outputs.signalk.self to keep one)", nil)
         }
-        // A state directory may list several (colon-separated); the first is headingd's.
-        let path = URL(fileURLWithPath: String(directory.split(separator: ":").first ?? ""), isDirectory: true).appendingPathComponent(fileName)
+        let path = URL(fileURLWithPath: file)
         var damage: String?
         if let handle = FileHandle(forReadingAtPath: path.path) {
             let text = String(decoding: (try? handle.read(upToCount: 256)) ?? Data(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

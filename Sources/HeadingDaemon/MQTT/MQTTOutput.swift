@@ -32,8 +32,9 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         let selfURN: String
         /// When the heading is stale, and its topics emptied.
         let staleAfter: Double
-        /// `$STATE_DIRECTORY` and `$CREDENTIALS_DIRECTORY`, when systemd gives them.
-        var stateDirectory: String? = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]
+        /// Where the journal is kept when the settings name no file.
+        var stateDirectory = StateDirectory.process
+        /// `$CREDENTIALS_DIRECTORY`, when systemd gives it.
         var credentialsDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
 
         /// The topics' prefix.
@@ -115,7 +116,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     /// that a wrong file ends headingd with its reason.
     func open() throws(OpenError) {
         let password = try password()
-        let journalPath = configuration.settings.journal ?? configuration.stateDirectory.map { "\($0)/mqtt-journal.sqlite" }
+        let journalPath = configuration.settings.journal ?? configuration.stateDirectory.file("mqtt-journal.sqlite")
         let journal: MQTTJournal
         do {
             // A damaged file is moved aside, an unwritable directory means memory: never a reason to stop.

@@ -78,19 +78,17 @@ final class DeviationLearner: Sendable {
     ///   - index: Its index among the processor's inputs.
     ///   - processor: Where the card is applied.
     ///   - position: The position for the model's variation when the reference gives none.
-    ///   - stateDirectory: Where the card is kept (`$STATE_DIRECTORY`); `nil` for nowhere.
+    ///   - stateDirectory: Where the card is kept (nowhere when it names no directory).
     ///   - logger: Where each change is logged.
-    init(source: String, index: Int, processor: HeadingProcessor, position: GeographicPosition?, stateDirectory: String?, logger: Logger) {
+    init(source: String, index: Int, processor: HeadingProcessor, position: GeographicPosition?, stateDirectory: StateDirectory, logger: Logger) {
         self.source = source
         self.index = index
         self.processor = processor
         self.position = position
         self.logger = logger
-        file = stateDirectory.flatMap { $0.split(separator: ":").first }.map { directory in
-            // One file per source, named by a digest of its name (a URL is no file name).
-            let digest = source.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
-            return "\(directory)/deviation-\(String(digest, radix: 16)).json"
-        }
+        // One file per source, named by a digest of its name (a URL is no file name).
+        let digest = source.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+        file = stateDirectory.file("deviation-\(String(digest, radix: 16)).json")
         // Read through a bounded reader: a card is a few hundred bytes, and a file of a gigabyte in
         // its place (read whole at every start before) is set aside as a damaged one is.
         if let file, let contents = WholeFile.readKept(path: file, limit: Self.largestCard) {

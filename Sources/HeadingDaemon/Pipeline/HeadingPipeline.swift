@@ -69,7 +69,7 @@ struct HeadingPipeline {
             let name = sources[index].name
             learners[name] = DeviationLearner(
                 source: name, index: index, processor: processor, position: settings.position,
-                stateDirectory: ProcessInfo.processInfo.environment["STATE_DIRECTORY"], logger: logger
+                stateDirectory: .process, logger: logger
             )
         }
         deviationLearners = learners

@@ -121,7 +121,7 @@ final class OutputSet: Sendable {
             wanted[.nmeaSerial] = .nmeaSerial(device: device, baud: settings.nmeaSerialBaud, feed: settings.nmeaSerialFeed)
         }
         let history = settings.historyEnabled
-            ? HistoryStore(file: settings.historyFile ?? ProcessInfo.processInfo.environment["STATE_DIRECTORY"].map { "\($0)/history.sqlite" }, days: settings.historyDays)
+            ? HistoryStore(file: settings.historyFile ?? StateDirectory.process.file("history.sqlite"), days: settings.historyDays)
             : nil
         if let history { wanted[.history] = .history(history) }
         if settings.signalKEnabled {

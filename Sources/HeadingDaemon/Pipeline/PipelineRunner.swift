@@ -39,7 +39,7 @@ struct PipelineRunner: Sendable {
         let identity = {
             keptIdentity.withLock { kept in
                 if let kept { return kept }
-                let (urn, note, damage) = SignalKIdentity.kept(in: ProcessInfo.processInfo.environment["STATE_DIRECTORY"])
+                let (urn, note, damage) = SignalKIdentity.kept(in: .process)
                 if let damage { logger.error("\(damage)") }
                 if let note { logger.notice("\(note)") }
                 kept = urn

@@ -45,7 +45,7 @@ extension SourceSpecification {
             IIOHeadingSource(
                 configuration: .init(
                     endpoint: endpoint, sourceName: description, logger: logger,
-                    calibrationDirectory: CalibrateCommand.calibrationDirectory
+                    calibrationDirectory: StateDirectory.process.calibrations
                 )
             )
         case .stream(let endpoint, let selection):

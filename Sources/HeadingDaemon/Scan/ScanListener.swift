@@ -23,8 +23,8 @@ struct ScanListener: Sendable {
     var probeSlot: Duration = .milliseconds(1500)
     /// Ends the listening early.
     let signal: StopSignal
-    /// Where the state directory's calibration files are.
-    var stateDirectory = CalibrateCommand.calibrationDirectory
+    /// Where the calibration files are (``StateDirectory/calibrations``).
+    var stateDirectory = StateDirectory.process
 
     /// The longest a candidate can take: a serial line tried at every rate, then listened to.
     var longest: Double { Double(NMEAStreamEndpoint.baudRates.count) * probeSlot.seconds + seconds }
@@ -257,7 +257,7 @@ struct ScanListener: Sendable {
             _ = try choice.accelerometer.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .accelerometer) }
             _ = try choice.gyroscope.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .gyroscope) }
             let field = try magnetometer.read()
-            let file = endpoint.calibration ?? IIOHeadingSource.calibrationFile(for: choice.magnetometer, in: stateDirectory)
+            let file = endpoint.calibration ?? IIOHeadingSource.calibrationFile(for: choice.magnetometer, in: stateDirectory.calibrations)
             let status = CalibrationStatus.loading(file, required: endpoint.calibration != nil)
             var calibration = status.reason
             if let fit = status.calibration {

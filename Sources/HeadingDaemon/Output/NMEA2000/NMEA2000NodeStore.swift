@@ -33,18 +33,17 @@ struct NMEA2000NodeStore {
 
     /// Reads or makes the state.
     /// - Parameters:
-    ///   - directory: The state directory (`$STATE_DIRECTORY`: the first of a colon-separated list); `nil` for none.
+    ///   - directory: The state directory; nothing is kept when it names none.
     ///   - defaultAddress: The address to claim first when none was kept.
     ///   - uniqueNumber: Makes a new unique number (random; a test's is fixed).
-    init(directory: String?, defaultAddress: UInt8, uniqueNumber: () -> UInt32 = { UInt32.random(in: 1..<0x1F_FFFF) }) {
-        guard let directory, let first = directory.split(separator: ":").first, !first.isEmpty else {
+    init(directory: StateDirectory, defaultAddress: UInt8, uniqueNumber: () -> UInt32 = { UInt32.random(in: 1..<0x1F_FFFF) }) {
+        guard let file = directory.file(Self.fileName) else {
             state = State(uniqueNumber: uniqueNumber(), address: defaultAddress)
             path = nil
             note = "NMEA 2000: no state directory ($STATE_DIRECTORY): this run's NAME and address are not kept; plotters will see a new device at each start"
             damage = nil
             return
         }
-        let file = URL(fileURLWithPath: String(first), isDirectory: true).appendingPathComponent(Self.fileName).path
         path = file
         var damaged: String?
         if let handle = FileHandle(forReadingAtPath: file) {

@@ -471,7 +471,7 @@ extension NMEA2000Output {
         _ settings: NMEA2000OutputSettings, interface: NMEA2000OutputSettings.Interface, center: any HeadingEventFeed, metrics: HeadingMetrics,
         logger: Logger
     ) -> NMEA2000Output {
-        let store = NMEA2000NodeStore(directory: ProcessInfo.processInfo.environment["STATE_DIRECTORY"], defaultAddress: defaultAddress)
+        let store = NMEA2000NodeStore(directory: .process, defaultAddress: defaultAddress)
         if let damage = store.damage { logger.error("\(damage)") }
         if let note = store.note { logger.notice("\(note)") }
         let name = DeviceName(
