@@ -78,23 +78,20 @@ struct CalibrateCommand: ParsableCommand {
         } catch {
             fail("\(source) is not an IIO source (\(error)); calibrate reads a magnetometer through IIO. Other compasses calibrate in their own device.", status: 64)
         }
-        let magnetometer: IIOChannels, accelerometer: IIOChannels?
+        let watch = IIOReadWatch()
+        let instruments: IIOInstruments
         do throws(IIOChannels.Failure) {
-            let choice = try IIODeviceChoice(endpoint: endpoint)
-            magnetometer = try IIOChannels(device: choice.magnetometer, type: .magnetometer)
-            accelerometer = try choice.accelerometer.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .accelerometer) }
+            instruments = try IIOInstruments(endpoint: endpoint, gyroscope: false, watch: watch)
         } catch {
             fail(error.reason + (error.code == .permissionDenied && geteuid() != 0 ? " (run as root, or as a user the device's udev rule lets read it)" : ""), status: 69)
         }
+        let (magnetometer, accelerometer) = (instruments.magnetometer, instruments.accelerometer)
         let device = magnetometer.device
         let path = output ?? IIOHeadingSource.calibrationFile(for: device, in: StateDirectory.process.calibrations)
         // Before the turning, not after it: a file that cannot be written is said now.
         if let problem = Self.unwritable(path) {
             fail("cannot write \(path) (\(problem))" + (geteuid() == 0 ? "; give --output" : ": run as root or as the headingd user (sudo -u headingd headingd calibrate …), or give --output"), status: 73)
         }
-        let watch = IIOReadWatch()
-        magnetometer.watch = watch
-        accelerometer?.watch = watch
         // As the source does: ST's drivers sleep two sample periods a direct read, 2 s an axis at their 1 Hz.
         for channels in [magnetometer, accelerometer].compactMap({ $0 }) {
             if case .refused(let chosen, let reason) = IIOSamplingFrequency.adjust(channels.device, for: endpoint.rate) {

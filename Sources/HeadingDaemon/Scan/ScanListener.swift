@@ -87,8 +87,7 @@ struct ScanListener: Sendable {
         progress("listening")
         var survey = FeedSurvey()
         let isDatagram = if case .udp = endpoint.transport { true } else { false }
-        var single = FeedSplitter(endpoint.framing, maximumLineLength: HeadingLineDecoder.maximumLineLength)
-        var senders: [UInt64: FeedSplitter] = [:]
+        var splitters = SenderSplitters(endpoint.framing, maximumLineLength: HeadingLineDecoder.maximumLineLength, isDatagram: isDatagram)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
         defer { buffer.deallocate() }
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
@@ -98,15 +97,7 @@ struct ScanListener: Sendable {
             switch stream.read(into: buffer, waitingAtMost: min(left, .milliseconds(250)).pollMilliseconds, wakingOn: signal.wakeDescriptor) {
             case .bytes(let count, let sender):
                 let bytes = UnsafeBufferPointer(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
-                if isDatagram {
-                    if senders[sender] == nil, senders.count >= 16 { senders.removeAll() }  // a flood of senders: bounded
-                    var splitter = senders[sender] ?? FeedSplitter(endpoint.framing, maximumLineLength: HeadingLineDecoder.maximumLineLength)
-                    splitter.append(bytes) { survey.take($0) }
-                    splitter.flushCompleteSentence { survey.take($0) }
-                    senders[sender] = splitter
-                } else {
-                    single.append(bytes) { survey.take($0) }
-                }
+                splitters.append(bytes, from: sender) { survey.take($0) }
             case .timedOut:
                 continue
             case .ended(let failure):
@@ -251,12 +242,10 @@ struct ScanListener: Sendable {
         var finding = ScanFinding(candidate: candidate, outcome: .silent, format: "iio", seconds: 0)
         defer { finding.seconds = (ContinuousClock.now - started).seconds }
         do throws(IIOChannels.Failure) {
-            let choice = try IIODeviceChoice(endpoint: endpoint)
-            let magnetometer = try IIOChannels(device: choice.magnetometer, type: .magnetometer)
-            magnetometer.watch = watch
-            _ = try choice.accelerometer.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .accelerometer) }
-            _ = try choice.gyroscope.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .gyroscope) }
-            let field = try magnetometer.read()
+            // The accelerometer and gyroscope are opened too: one that cannot be is said here.
+            let instruments = try IIOInstruments(endpoint: endpoint, watch: watch)
+            let choice = instruments.choice
+            let field = try instruments.magnetometer.read()
             let file = endpoint.calibration ?? IIOHeadingSource.calibrationFile(for: choice.magnetometer, in: stateDirectory.calibrations)
             let status = CalibrationStatus.loading(file, required: endpoint.calibration != nil)
             var calibration = status.reason

@@ -28,41 +28,14 @@ final class SocketCANLink: CANLink {
     init(interface: String) throws(CANLinkOpenError) {
         self.interface = interface
         #if os(Linux)
-        let created = socket(PF_CAN, Int32(SOCK_RAW.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), CAN_RAW)
-        guard created >= 0 else {
-            let error = errno
-            throw CANLinkOpenError(reason: error == EAFNOSUPPORT
-                ? SocketCANStream.noCANSockets(error)
-                : "cannot make a CAN socket: \(String(cString: strerror(error)))")
-        }
-        descriptor = created
-        let index = csocketcan_interface_index(created, interface)
-        guard index > 0 else {
-            let error = errno
-            close()
-            throw CANLinkOpenError(reason: "no CAN interface \(interface) (\(String(cString: strerror(error))))")
-        }
-        guard csocketcan_interface_is_up(created, interface) == 1 else {
-            close()
-            throw CANLinkOpenError(reason: "CAN interface \(interface) is down (ip link set \(interface) up)")
-        }
         // ISO requests and address claims, to anyone: the destination byte is out of the mask.
-        var filters = [NMEA2000PGN.isoRequest, NMEA2000PGN.addressClaim].map { pgn in
-            can_filter(can_id: pgn << 8 | CAN_EFF_FLAG, can_mask: 0x3FF00 << 8 | CAN_EFF_FLAG | CAN_RTR_FLAG)
+        let filters = [NMEA2000PGN.isoRequest, NMEA2000PGN.addressClaim].map { pgn in
+            (identifier: pgn << 8 | CAN_EFF_FLAG, mask: UInt32(0x3FF00) << 8 | CAN_EFF_FLAG | CAN_RTR_FLAG)
         }
-        var errors = can_err_mask_t(CAN_ERR_BUSOFF)
-        let size = socklen_t(MemoryLayout<can_filter>.stride * filters.count)
-        guard setsockopt(created, csocketcan_raw_level(), Int32(CAN_RAW_FILTER), &filters, size) == 0,
-            setsockopt(created, csocketcan_raw_level(), Int32(CAN_RAW_ERR_FILTER), &errors, socklen_t(MemoryLayout<can_err_mask_t>.size)) == 0
-        else {
-            let error = errno
-            close()
-            throw CANLinkOpenError(reason: "cannot set the CAN socket's filters: \(String(cString: strerror(error)))")
-        }
-        guard SocketCANStream.bind(created, toInterface: index) == 0 else {
-            let error = errno
-            close()
-            throw CANLinkOpenError(reason: "cannot bind to CAN interface \(interface): \(String(cString: strerror(error)))")
+        do {
+            descriptor = try SocketCANStream.openSocket(interface: interface, filters: filters, errors: UInt32(CAN_ERR_BUSOFF))
+        } catch {
+            throw CANLinkOpenError(reason: error.reason)
         }
         #else
         throw CANLinkOpenError(reason: "SocketCAN is Linux's")

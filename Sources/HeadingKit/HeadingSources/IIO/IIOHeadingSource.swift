@@ -290,14 +290,9 @@ private struct IIOReader: Sendable {
         let endpoint = configuration.endpoint
         let period = 1 / endpoint.rate
         while !signal.isStopped {
-            let magnetometer: IIOChannels
-            let accelerometer: IIOChannels?
-            let gyroscope: IIOChannels?
+            let instruments: IIOInstruments
             do throws(IIOChannels.Failure) {
-                let choice = try IIODeviceChoice(endpoint: endpoint)
-                magnetometer = try IIOChannels(device: choice.magnetometer, type: .magnetometer)
-                accelerometer = try choice.accelerometer.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .accelerometer) }
-                gyroscope = try choice.gyroscope.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .gyroscope) }
+                instruments = try IIOInstruments(endpoint: endpoint, watch: watch)
             } catch {
                 let delay = backoff.nextDelay(using: &generator)
                 if let reason = retries.admit(error.reason, at: .now) {
@@ -307,14 +302,12 @@ private struct IIOReader: Sendable {
                 signal.wait(seconds: delay)
                 continue
             }
-            magnetometer.watch = watch
-            accelerometer?.watch = watch
-            gyroscope?.watch = watch
+            let (magnetometer, accelerometer, gyroscope) = (instruments.magnetometer, instruments.accelerometer, instruments.gyroscope)
             // The backoff starts again only once the devices have answered: a file that opens but
             // cannot be read (empty, EIO from the chip) backs off as one that cannot be opened.
             var answered = false
             deliver(.authorizationChanged(.authorized))
-            adjustSamplingFrequencies([magnetometer.device] + [accelerometer, gyroscope].compactMap { $0?.device }, rate: endpoint.rate)
+            adjustSamplingFrequencies(instruments.devices, rate: endpoint.rate)
             var status = loadCalibration(for: magnetometer.device)
             var calibration = status.calibration
             var accuracy = status.headingAccuracy

@@ -103,11 +103,9 @@ struct NMEAFeedReader: Sendable {
         _ stream: any ByteStream, into buffer: UnsafeMutableRawBufferPointer, backoff: inout ReconnectBackoff
     ) -> ByteStreamFailure {
         var hasBytes = false
-        var assemblers: [UInt64: FeedSplitter] = [:]
-        var single = FeedSplitter(configuration.endpoint.framing, maximumLineLength: configuration.maximumLineLength)
         let isDatagram = if case .udp = configuration.endpoint.transport { true } else { false }
+        var splitters = SenderSplitters(configuration.endpoint.framing, maximumLineLength: configuration.maximumLineLength, isDatagram: isDatagram)
         var lastBytesAt = ContinuousClock.now
-        let limit = configuration.maximumLineLength
         let isActisense = configuration.endpoint.framing == .actisense
         var lastStartupAt: ContinuousClock.Instant?
         while !signal.isStopped {
@@ -129,34 +127,18 @@ struct NMEAFeedReader: Sendable {
                     backoff.reset()
                 }
                 let date = Date()
-                if isDatagram, assemblers.count >= Self.maximumSenders, assemblers[sender] == nil {
-                    assemblers.removeAll(keepingCapacity: true)  // a flood of senders: start again, memory flat
-                }
-                // A stream has one sender: its splitter stays in `single`, no dictionary per read.
-                var assembler = isDatagram
-                    ? assemblers.removeValue(forKey: sender) ?? FeedSplitter(configuration.endpoint.framing, maximumLineLength: limit)
-                    : single
                 let bytes = UnsafeBufferPointer(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
-                let deliver = { (piece: FeedPiece) in for tap in taps { tap.feedReceived(piece, at: date) } }
-                assembler.append(bytes, deliver)
-                if isDatagram { assembler.flushCompleteSentence(deliver) }
-                if !isDatagram {
-                    single = assembler
-                } else if assembler.hasPartial {
-                    assemblers[sender] = assembler
-                }
+                splitters.append(bytes, from: sender) { piece in for tap in taps { tap.feedReceived(piece, at: date) } }
                 for tap in taps { tap.feedReadEnded() }
             case .timedOut:
                 if let timeout = configuration.endpoint.noDataTimeout, case .tcp = configuration.endpoint.transport,
                     now - lastBytesAt >= timeout
                 {
-                    assemblers[0] = single
-                    dropPartialLines(&assemblers, taps)
+                    dropPartialLines(&splitters, taps)
                     return ByteStreamFailure(code: .sourceUnavailable, reason: "\(configuration.endpoint) sent nothing for \(timeout) (no_data_timeout); reconnecting")
                 }
             case .ended(let failure):
-                if !isDatagram { assemblers[0] = single }
-                dropPartialLines(&assemblers, taps)
+                dropPartialLines(&splitters, taps)
                 return failure
             }
             for tap in taps { tap.feedTick(at: now) }
@@ -164,17 +146,10 @@ struct NMEAFeedReader: Sendable {
         return ByteStreamFailure(code: .sourceUnavailable, reason: "stopped")
     }
 
-    /// The most senders whose partial lines are kept at once (UDP).
-    private static let maximumSenders = 64
-
     /// A connection's partial line is never joined to the next one's bytes: dropped, as a fragment.
-    private func dropPartialLines(_ assemblers: inout [UInt64: FeedSplitter], _ taps: [any NMEAFeedTap]) {
+    private func dropPartialLines(_ splitters: inout SenderSplitters, _ taps: [any NMEAFeedTap]) {
         let date = Date()
-        for key in Array(assemblers.keys) {
-            let dropped = assemblers[key]!.discard()
-            if dropped > 0 { for tap in taps { tap.feedReceived(.stream(.fragment(length: dropped)), at: date) } }
-        }
+        splitters.discardPartials { piece in for tap in taps { tap.feedReceived(piece, at: date) } }
         for tap in taps { tap.feedReadEnded() }
-        assemblers.removeAll()
     }
 }

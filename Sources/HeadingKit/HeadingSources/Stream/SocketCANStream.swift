@@ -35,7 +35,7 @@ package final class SocketCANStream: ByteStream {
     #if os(Linux)
     /// Binds a raw CAN socket to the interface at `index` (`sockaddr_can`).
     /// - Returns: `bind(2)`'s result: 0, or -1 with `errno`.
-    package static func bind(_ descriptor: Int32, toInterface index: Int32) -> Int32 {
+    private static func bind(_ descriptor: Int32, toInterface index: Int32) -> Int32 {
         var address = sockaddr_can()
         address.can_family = sa_family_t(AF_CAN)
         address.can_ifindex = index
@@ -55,61 +55,72 @@ package final class SocketCANStream: ByteStream {
     package init(interface: String) throws(ByteStreamFailure) {
         self.interface = interface
         #if os(Linux)
-        let created = socket(PF_CAN, Int32(SOCK_RAW.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), CAN_RAW)
-        guard created >= 0 else {
-            let error = errno
-            if error == EAFNOSUPPORT {
-                throw ByteStreamFailure(
-                    code: .sourceUnavailable,
-                    reason: Self.noCANSockets(error),
-                    errorNumber: error
-                )
-            }
-            throw .system(error, "cannot make a CAN socket")
-        }
-        descriptor = created
-        let index = csocketcan_interface_index(created, interface)
-        guard index > 0 else {
-            let error = errno
-            close()
-            throw .system(error, "no CAN interface \(interface)", otherwise: .deviceLost)
-        }
-        guard csocketcan_interface_is_up(created, interface) == 1 else {
-            close()
-            throw ByteStreamFailure(code: .deviceLost, reason: "CAN interface \(interface) is down (ip link set \(interface) up)")
-        }
         // Only the PGNs read: one filter each, extended frames only. An addressed (PDU1) PGN's
         // destination byte is left out of the mask.
-        var filters = NMEA2000PGN.read.map { pgn -> can_filter in
+        let filters = NMEA2000PGN.read.map { pgn -> (identifier: UInt32, mask: UInt32) in
             let isAddressed = (pgn >> 8) & 0xFF < 240
             let pgnMask: UInt32 = isAddressed ? 0x3FF00 : 0x3FFFF
-            return can_filter(can_id: pgn << 8 | CAN_EFF_FLAG, can_mask: pgnMask << 8 | CAN_EFF_FLAG | CAN_RTR_FLAG)
+            return (pgn << 8 | CAN_EFF_FLAG, pgnMask << 8 | CAN_EFF_FLAG | CAN_RTR_FLAG)
         }
-        var errors: can_err_mask_t = can_err_mask_t(CAN_ERR_BUSOFF | CAN_ERR_RESTARTED)
-        var yes: Int32 = 1
-        // Room for a burst (a bus at 250 kbit/s brings up to about 1800 frames a second): as much
-        // as the system allows an unprivileged socket; what is still dropped is counted and said.
-        var room: Int32 = 1 << 20
-        setsockopt(created, SOL_SOCKET, SO_RCVBUF, &room, socklen_t(MemoryLayout<Int32>.size))
-        setsockopt(created, SOL_SOCKET, Self.receiveQueueOverflow, &yes, socklen_t(MemoryLayout<Int32>.size))
-        let size = socklen_t(MemoryLayout<can_filter>.stride * filters.count)
-        guard setsockopt(created, csocketcan_raw_level(), Int32(CAN_RAW_FILTER), &filters, size) == 0,
-            setsockopt(created, csocketcan_raw_level(), Int32(CAN_RAW_ERR_FILTER), &errors, socklen_t(MemoryLayout<can_err_mask_t>.size)) == 0,
-            setsockopt(created, SOL_SOCKET, SO_TIMESTAMP, &yes, socklen_t(MemoryLayout<Int32>.size)) == 0
-        else {
-            let error = errno
-            close()
-            throw .system(error, "cannot set the CAN socket's filters")
-        }
-        guard Self.bind(created, toInterface: index) == 0 else {
-            let error = errno
-            close()
-            throw .system(error, "cannot bind to CAN interface \(interface)", otherwise: .deviceLost)
+        descriptor = try Self.openSocket(interface: interface, filters: filters, errors: UInt32(CAN_ERR_BUSOFF | CAN_ERR_RESTARTED)) { socket in
+            var yes: Int32 = 1
+            // Room for a burst (a bus at 250 kbit/s brings up to about 1800 frames a second): as much
+            // as the system allows an unprivileged socket; what is still dropped is counted and said.
+            var room: Int32 = 1 << 20
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &room, socklen_t(MemoryLayout<Int32>.size))
+            setsockopt(socket, SOL_SOCKET, Self.receiveQueueOverflow, &yes, socklen_t(MemoryLayout<Int32>.size))
+            return setsockopt(socket, SOL_SOCKET, SO_TIMESTAMP, &yes, socklen_t(MemoryLayout<Int32>.size)) == 0
         }
         #else
         throw ByteStreamFailure(code: .sourceUnavailable, reason: "SocketCAN is Linux's")
         #endif
     }
+
+    #if os(Linux)
+    /// Opens a raw CAN socket on `interface`, non-blocking, and binds it: SocketCAN's one opening,
+    /// for the source (listen-only) and the NMEA 2000 node's link alike.
+    /// - Parameters:
+    ///   - interface: The interface's name (`can0`).
+    ///   - filters: The frames the kernel passes: each an identifier and a mask (Linux's `can_filter`).
+    ///   - errors: The error frames it passes (`CAN_ERR_BUSOFF` …).
+    ///   - configure: Sets further options on the socket before it is bound; `false` (with
+    ///     `errno`) when one cannot be set.
+    /// - Returns: The socket's descriptor, which the caller closes.
+    /// - Throws: ``ByteStreamFailure``: no CAN in this kernel or none allowed the service, no such
+    ///   interface, the interface down (``HeadingFault/Code/deviceLost``), or the system's reason.
+    package static func openSocket(
+        interface: String, filters: [(identifier: UInt32, mask: UInt32)], errors: UInt32, configure: (Int32) -> Bool = { _ in true }
+    ) throws(ByteStreamFailure) -> Int32 {
+        let created = socket(PF_CAN, Int32(SOCK_RAW.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), CAN_RAW)
+        guard created >= 0 else {
+            let error = errno
+            if error == EAFNOSUPPORT {
+                throw ByteStreamFailure(code: .sourceUnavailable, reason: noCANSockets(error), errorNumber: error)
+            }
+            throw .system(error, "cannot make a CAN socket")
+        }
+        func fail(_ failure: ByteStreamFailure) -> ByteStreamFailure {
+            Glibc.close(created)
+            return failure
+        }
+        let index = csocketcan_interface_index(created, interface)
+        guard index > 0 else { throw fail(.system(errno, "no CAN interface \(interface)", otherwise: .deviceLost)) }
+        guard csocketcan_interface_is_up(created, interface) == 1 else {
+            throw fail(ByteStreamFailure(code: .deviceLost, reason: "CAN interface \(interface) is down (ip link set \(interface) up)"))
+        }
+        var kernelFilters = filters.map { can_filter(can_id: $0.identifier, can_mask: $0.mask) }
+        var errorMask = can_err_mask_t(errors)
+        let size = socklen_t(MemoryLayout<can_filter>.stride * kernelFilters.count)
+        guard setsockopt(created, csocketcan_raw_level(), Int32(CAN_RAW_FILTER), &kernelFilters, size) == 0,
+            setsockopt(created, csocketcan_raw_level(), Int32(CAN_RAW_ERR_FILTER), &errorMask, socklen_t(MemoryLayout<can_err_mask_t>.size)) == 0,
+            configure(created)
+        else { throw fail(.system(errno, "cannot set the CAN socket's filters")) }
+        guard bind(created, toInterface: index) == 0 else {
+            throw fail(.system(errno, "cannot bind to CAN interface \(interface)", otherwise: .deviceLost))
+        }
+        return created
+    }
+    #endif
 
     deinit { close() }
 
