@@ -28,18 +28,29 @@ final class HistoryRecorder: Service, Sendable {
     private let logger: Logger
     private let pending = Mutex(Pending())
     private let queue = DispatchQueue(label: "history")
+    /// The subscription to the center, made at once: the outputs are made before the sources
+    /// start, while ``run()`` starts some time later, and the first second of a replay at ×100
+    /// (10 ms) once went by before it did, missing from the history.
+    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
 
+    /// A recorder, hearing the center from now on.
     init(history: HeadingHistory, center: any HeadingEventFeed, logger: Logger) {
         self.history = history
         self.center = center
         self.logger = logger
+        let subscription = center.consume(latestOnly: true) { [weak self] in self?.record($0) }
+        observation.withLock { $0 = subscription }
     }
+
+    deinit { observation.withLock { $0?.cancel() } }
 
     /// Records until shutdown, then writes what waits.
     func run() async throws {
-        let observation = center.consume(latestOnly: true) { [self] in record($0) }
         try? await gracefulShutdown()
-        observation.cancel()
+        observation.withLock { observation in
+            observation?.cancel()
+            observation = nil
+        }
         queue.sync { flush() }
     }
 
