@@ -93,9 +93,9 @@ struct CalibrateCommand: ParsableCommand {
             fail("cannot write \(path) (\(problem))" + (geteuid() == 0 ? "; give --output" : ": run as root or as the headingd user (sudo -u headingd headingd calibrate …), or give --output"), status: 73)
         }
         // As the source does: ST's drivers sleep two sample periods a direct read, 2 s an axis at their 1 Hz.
-        for channels in [magnetometer, accelerometer].compactMap({ $0 }) {
-            if case .refused(let chosen, let reason) = IIOSamplingFrequency.adjust(channels.device, for: endpoint.rate) {
-                say("\(channels.device): cannot set sampling_frequency to \(chosen) Hz (\(reason)); each read may take long (README, IIO: a udev rule).")
+        for sensor in instruments.devices {
+            if case .refused(let chosen, let reason) = IIOSamplingFrequency.adjust(sensor, for: endpoint.rate) {
+                say("\(sensor): cannot set sampling_frequency to \(chosen) Hz (\(reason)); each read may take long (README, IIO: a udev rule).")
             }
         }
         let reference = position.flatMap(Self.coordinates).map {

@@ -47,10 +47,7 @@ final class HistoryRecorder: Service, Sendable {
     /// Records until shutdown, then writes what waits.
     func run() async throws {
         try? await gracefulShutdown()
-        observation.withLock { observation in
-            observation?.cancel()
-            observation = nil
-        }
+        observation.withLock { $0?.cancel() }  // again in deinit: a cancel after a cancel does nothing
         queue.sync { flush() }
     }
 
