@@ -7,6 +7,13 @@ import PackageDescription
 /// Where Apple's Combine is missing (Linux), OpenCombine provides the same API.
 let openCombinePlatforms: [Platform] = [.linux, .windows, .android, .wasi]
 
+/// Test code compiled unoptimised and file by file in the release build (scripts/release-build):
+/// what the tests test, HeadingKit and headingd, stays optimised. (A test target is never built by
+/// a package that depends on this one, so the flags reach no consumer.)
+let testsUnoptimisedInRelease: [SwiftSetting] = [
+    .unsafeFlags(["-Onone", "-no-whole-module-optimization"], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "headingd",
     platforms: [.macOS(.v15)],
@@ -137,13 +144,28 @@ let package = Package(
         .testTarget(
             name: "HeadingKitTests",
             dependencies: [
-                "CAllocationCounter",
                 "HeadingKit",
                 "HeadingKitTesting",
                 "NMEA2000",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
+            ],
+            // Unoptimised in the release build, as the daemon's tests are (below): 5,000 lines of
+            // tests took 80 s on one core whole and optimised. HeadingKit itself stays optimised.
+            swiftSettings: testsUnoptimisedInRelease
+        ),
+        // The allocation budget, in a target of its own because it is the one test whose own code
+        // must be optimised: it counts every allocation between a line's bytes and the observer,
+        // the test's loop included, against the optimised build's figures.
+        .testTarget(
+            name: "HeadingKitAllocationTests",
+            dependencies: [
+                "CAllocationCounter",
+                "HeadingKit",
+                "HeadingKitTesting",
+                "NMEA2000",
+                .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
         .testTarget(
@@ -172,10 +194,8 @@ let package = Package(
             ],
             // The suite's release build (scripts/release-build) compiles the daemon's tests last and
             // alone: unoptimised and file by file, 8,000 lines of them take a minute on two cores
-            // instead of three on one. What they test, headingd and its modules, stays optimised.
-            // (A test target is never built by a package that depends on this one, so the flags
-            // reach no consumer.)
-            swiftSettings: [.unsafeFlags(["-Onone", "-no-whole-module-optimization"], .when(configuration: .release))]
+            // instead of three on one.
+            swiftSettings: testsUnoptimisedInRelease
         ),
     ]
 )

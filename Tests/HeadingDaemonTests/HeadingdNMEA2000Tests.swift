@@ -25,8 +25,9 @@ struct HeadingdNMEA2000Tests {
     static func expected(source: String) throws -> [Double] {
         try String(contentsOf: fixtures.appendingPathComponent("dirona-parity.expected.csv"), encoding: .utf8)
             .split(whereSeparator: \.isNewline).dropFirst()
-            .map { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .filter { $0[0] == source }.map { Double($0[1])! }
+            .map { (line: Substring) -> [Substring] in line.split(separator: ",", omittingEmptySubsequences: false) }
+            .filter { (fields: [Substring]) -> Bool in fields[0] == source }
+            .map { (fields: [Substring]) -> Double in Double(fields[1])! }
     }
 
     static func headings(_ daemon: DaemonProcess, _ key: String = "trueHeading") -> [Double] {

@@ -72,7 +72,8 @@ struct HeadingdReplayTests {
         #expect(await daemon.waitForExit(timeout: .seconds(30)))
         #expect(daemon.terminationStatus == 0, "\(daemon.errors)")
         let summary = try #require(daemon.errors.split(separator: "\n").first { $0.contains("headingd: replay of \(path): ") })
-        let counted = try #require(Int(summary.split(separator: ": ").last?.split(separator: " ").first ?? ""), "\(summary)")
+        let countText: Substring = summary.split(separator: ": ").last?.split(separator: " ").first ?? ""
+        let counted = try #require(Int(countText), "\(summary)")
         #expect(counted < 200_000, "stopped before the end: \(summary)")
         // At most one batch (256) apart: the proxy marks itself disabled a moment before it stops
         // the replay, and a batch handed over in between is counted but not taken. (Before the

@@ -35,7 +35,7 @@ struct FaultFloodGateTests {
         let due = gate.tick(at: Self.start + .seconds(30))
         #expect(due.summaries.count == 1 && due.calmed.isEmpty)
         passed += due.summaries
-        #expect(passed.map(\.occurrences).reduce(0, +) == 100_000, "every bad line is counted: \(passed.map(\.occurrences))")
+        #expect(passed.reduce(0) { (sum: Int, summary) in sum + summary.occurrences } == 100_000, "every bad line is counted: \(passed.map(\.occurrences))")
         let calm = gate.tick(at: end + .seconds(10))
         #expect(calm.summaries.isEmpty && calm.calmed.count == 1)
         #expect(calm.calmed.first?.description == "tcp://gyro: malformedInput: input clean again (no bad line for 10 s) after 100000 bad lines in 25 s")

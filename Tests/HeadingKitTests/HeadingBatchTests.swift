@@ -62,7 +62,8 @@ struct HeadingBatchTests {
         source.start()
         let summary = await source.waitUntilFinished()
         #expect(recorder.calls == [.batch(size), .batch(size), .batch(88), .fault, .batch(10)])
-        let expected = (0..<(2 * size + 88)).map { Double($0 % 3600) / 10 } + (0..<10).map { Double($0) / 10 }
+        let expected: [Double] = (0..<(2 * size + 88)).map { (index: Int) in Double(index % 3600) / 10 }
+            + (0..<10).map { (index: Int) in Double(index) / 10 }
         #expect(recorder.headings.map(\.trueHeading) == expected)
         #expect(summary.headings == 2 * size + 98)
         #expect(summary.faults == 1)
@@ -138,7 +139,7 @@ struct HeadingBatchTests {
         defer { sink.cancel() }
         proxy.enable()
         source.send(headings: (0..<300).map { heading(Double($0)) })
-        #expect(observed.headings.map(\.trueHeading) == (0..<100).map(Double.init))
+        #expect(observed.headings.map(\.trueHeading) == (0..<100).map { (index: Int) in Double(index) })
     }
 
     @Test func aProcessorPassesABatchOnAsOneNotification() {
@@ -164,6 +165,6 @@ struct HeadingBatchTests {
         }
         source.send(headings: (0..<300).map { heading(Double($0)) })
         #expect(names.withLock { $0 }.filter { $0 == .headingBatchDidArrive }.count == 1)
-        #expect(observed.headings.map(\.trueHeading) == (0..<300).map(Double.init))
+        #expect(observed.headings.map(\.trueHeading) == (0..<300).map { (index: Int) in Double(index) })
     }
 }

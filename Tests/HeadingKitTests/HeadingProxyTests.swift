@@ -281,7 +281,7 @@ struct HeadingProxyTests {
             received.append(heading.trueHeading!)
             if received.count == 500 { break }
         }
-        #expect(received == (0..<500).map { Double($0) / 2 })
+        #expect(received == (0..<500).map { (index: Int) in Double(index) / 2 })
     }
 
     @Test func consumersStoppingWhileHeadingsFlowNeverDeadlockTheSource() async {

@@ -128,7 +128,7 @@ struct SimulatedHeadingSourceTests {
             case .silence: break
             }
         }
-        #expect(expected.count == 126 - 2 * 9)
+        #expect(expected.count == 108)  // 126 ticks, less two dropouts of 9
         let count = expected.count
         #expect(await recorder.wait { $0.count >= count })
         #expect(recorder.events == expected)

@@ -51,7 +51,7 @@ struct ReplayHeadingSourceTests {
         try Data(sentences.joined(separator: "\r").utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (events, summary) = await replay(path)
-        #expect(events.compactMap(\.heading).map(\.trueHeading) == (0..<100).map { Double($0) + 0.5 })
+        #expect(events.compactMap(\.heading).map(\.trueHeading) == (0..<100).map { (index: Int) in Double(index) + 0.5 })
         #expect(summary.lines == 100)
         #expect(summary.skippedLines == 0)
     }
@@ -115,7 +115,8 @@ struct ReplayHeadingSourceTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (events, summary) = await replay(path)
-        #expect(events.compactMap(\.heading?.trueHeading) == [10] + (11...30).map(Double.init))
+        let expected: [Double] = [10] + (11...30).map { (index: Int) in Double(index) }
+        #expect(events.compactMap(\.heading?.trueHeading) == expected)
         #expect(events.compactMap(\.fault).map(\.code) == [.malformedInput])
         #expect(events.compactMap(\.fault).first?.location?.line == 2)
         #expect(summary.outcome == .completed)

@@ -40,7 +40,7 @@ struct ReplayPacingTests {
         }
         let summary = await source.waitUntilFinished()
         #expect(summary.headings == 11)
-        #expect(recorder.headings.map(\.trueHeading) == (0...10).map(Double.init))
+        #expect(recorder.headings.map(\.trueHeading) == (0...10).map { (index: Int) in Double(index) })
         return start.duration(to: clock.now) - .milliseconds(1)
     }
 
