@@ -17,7 +17,7 @@ import Synchronization
 /// removed from it only once the broker has acknowledged it. Headings are perishable: while the
 /// broker is unreachable none is kept but the newest. A broker that cannot be reached is logged
 /// and retried (exponential backoff with jitter, 1 s to 60 s), never a reason to stop headings.
-final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
+final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer, Sendable {
     /// Why the output could not be opened.
     struct OpenError: OutputOpenError {
         let reason: String
@@ -79,6 +79,8 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
     private let connected: Gauge?
     private let journalDepth: Gauge?
     private let encoder: SignalKDeltaEncoder
+    /// The fan-out's subscription, from ``startConsuming()`` until the run ends.
+    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
     private let state = Mutex(State())
     private let offlineAcknowledged = DispatchSemaphore(value: 0)
     /// Where the journal is written and read, in order: never on the heading path (a write waits
@@ -150,12 +152,22 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
         }
     }
 
+    /// Starts hearing the fan-out, once ``open()`` has made the journal (``HeadingEventConsumer``):
+    /// a fault change from then on is journalled, and published once the broker is reached.
+    func startConsuming() {
+        guard state.withLock({ $0.journal != nil }) else { return }
+        observation.withLock { observation in
+            guard observation == nil else { return }
+            observation = center.consume(latestOnly: true) { [weak self] in self?.receive($0) }
+        }
+    }
+
     /// Publishes until shutdown, then says `offline` and disconnects.
     func run() async throws {
         if state.withLock({ $0.client == nil }) { try open() }
         guard let client = state.withLock({ $0.client }) else { return }
-        let observation = center.consume(latestOnly: true) { [self] in receive($0) }
-        defer { observation.cancel() }
+        startConsuming()
+        defer { observation.withLock { $0?.cancel(); $0 = nil } }
         logger.notice("MQTT to \(configuration.broker) under \(configuration.prefix)/")
         client.start()
         let interval = interval
@@ -163,7 +175,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, Sendable {
             tick(fromTimer: true)
             guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil else { break }
         }
-        observation.cancel()
+        observation.withLock { $0?.cancel(); $0 = nil }
         // The stop waits (for the journal's queue, the broker, the client's thread): on a thread
         // of its own, not one of the cooperative pool's two.
         await withCheckedContinuation { continuation in

@@ -52,10 +52,12 @@ final class NMEA0183Feed: Sendable {
         self.state = Mutex(State(rate: OutputRate(maximumHertz: configuration.maximumHertz)))
     }
 
-    /// Starts hearing headings and faults.
+    /// Starts hearing headings and faults; a second call does nothing.
     func start() {
-        let observation = center.consume(latestOnly: false) { [weak self] event in self?.receive(event) }
-        self.observation.withLock { $0 = observation }
+        observation.withLock { observation in
+            guard observation == nil else { return }
+            observation = center.consume(latestOnly: false) { [weak self] event in self?.receive(event) }
+        }
     }
 
     /// Stops observing and cancels the timer; nothing is delivered after it returns but a call

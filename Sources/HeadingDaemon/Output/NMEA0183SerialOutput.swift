@@ -18,7 +18,7 @@ import Synchronization
 /// that cannot be opened, or that goes away (a USB adapter pulled), is logged as a fault and
 /// opened again with backoff (0.25 s doubling to 5 s), forever, until shutdown; sentences meanwhile
 /// are dropped, as are sentences that find the line's buffer full.
-final class NMEA0183SerialOutput: Service, Sendable {
+final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
     /// Which line, how fast, and what.
     struct Configuration: Sendable {
         let device: String
@@ -40,6 +40,8 @@ final class NMEA0183SerialOutput: Service, Sendable {
     private let group: any EventLoopGroup
     /// The open line, while there is one.
     private let line = Mutex<(any Channel)?>(nil)
+    /// The sentences' writer to the line. Set once in init (its closure needs `self`).
+    private let feed = Mutex<NMEA0183Feed?>(nil)
 
     /// - Parameters:
     ///   - configuration: Which line, how fast, and what.
@@ -51,9 +53,6 @@ final class NMEA0183SerialOutput: Service, Sendable {
         self.metrics = metrics
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup.singleton
-    }
-
-    func run() async throws {
         let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: group.next()) { [weak self] bytes in
             guard let channel = self?.line.withLock({ $0 }) else { return }  // no line now: nothing to count
             guard channel.isWritable else {  // the line is slower than the headings: this one is dropped
@@ -63,6 +62,14 @@ final class NMEA0183SerialOutput: Service, Sendable {
             channel.writeAndFlush(bytes, promise: nil)
             self?.metrics?.messagesSent.increment()
         }
+        self.feed.withLock { $0 = feed }
+    }
+
+    /// Starts hearing the fan-out (``HeadingEventConsumer``).
+    func startConsuming() { feed.withLock { $0 }?.start() }
+
+    func run() async throws {
+        guard let feed = feed.withLock({ $0 }) else { return }
         feed.start()
         defer { feed.stop() }
         await cancelWhenGracefulShutdown {

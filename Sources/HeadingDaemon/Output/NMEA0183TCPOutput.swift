@@ -20,7 +20,7 @@ import Synchronization
 /// ``writeTimeout`` without room it is disconnected — it never delays the pipeline or another
 /// client. Beyond ``Configuration/maximumClients`` a connection is refused with one log line. What
 /// a client sends is discarded.
-final class NMEA0183TCPOutput: Service, Sendable {
+final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
     /// What to serve, and where.
     struct Configuration: Sendable {
         let address: ListenAddress
@@ -97,6 +97,9 @@ final class NMEA0183TCPOutput: Service, Sendable {
         self.server.withLock { $0 = server }
         logger.notice("NMEA 0183 over TCP on \(configuration.address), sentences \(configuration.feed.sentences.map(\.rawValue).joined(separator: ","))")
     }
+
+    /// Starts hearing the fan-out (``HeadingEventConsumer``).
+    func startConsuming() { feed.withLock { $0 }?.start() }
 
     /// Serves until shutdown (listening first, if ``bind()`` was not called).
     func run() async throws {

@@ -15,7 +15,7 @@ import Synchronization
 /// one or more `HOST:PORT` targets, one datagram per heading per target: a consumer of the heading
 /// center, run as a Service. A broadcast address (`192.168.1.255`, `255.255.255.255`) turns
 /// `SO_BROADCAST` on. A datagram that finds the socket full is dropped, never queued.
-final class NMEA0183UDPOutput: Service, Sendable {
+final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
     /// Where to send, and what.
     struct Configuration: Sendable {
         let targets: [ListenAddress]
@@ -37,6 +37,8 @@ final class NMEA0183UDPOutput: Service, Sendable {
     private let group: any EventLoopGroup
     /// The socket and the resolved targets, once ``open()`` has succeeded.
     private let socket = Mutex<(channel: any Channel, targets: [SocketAddress])?>(nil)
+    /// The sentences' writer, made with the socket by ``open()``.
+    private let feed = Mutex<NMEA0183Feed?>(nil)
 
     /// - Parameters:
     ///   - configuration: Where to send, and what.
@@ -75,16 +77,8 @@ final class NMEA0183UDPOutput: Service, Sendable {
             throw OpenError(target: configuration.targets.map(\.description).joined(separator: ", "), reason: "\(error)")
         }
         socket.withLock { $0 = (channel, addresses) }
-        logger.notice(
-            "NMEA 0183 over UDP to \(configuration.targets.map(\.description).joined(separator: ", ")), sentences \(configuration.feed.sentences.map(\.rawValue).joined(separator: ","))"
-        )
-    }
-
-    /// Sends until shutdown (opening first, if ``open()`` was not called).
-    func run() async throws {
-        if socket.withLock({ $0 == nil }) { try await open() }
-        guard let (channel, targets) = socket.withLock({ $0 }) else { return }
         let metrics = metrics
+        let targets = addresses
         let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: channel.eventLoop) { bytes in
             guard channel.isWritable else {  // the socket is full: this heading is dropped
                 metrics?.messagesDropped.increment(by: Int64(targets.count))
@@ -95,6 +89,19 @@ final class NMEA0183UDPOutput: Service, Sendable {
             }
             metrics?.messagesSent.increment(by: Int64(targets.count))
         }
+        self.feed.withLock { $0 = feed }
+        logger.notice(
+            "NMEA 0183 over UDP to \(configuration.targets.map(\.description).joined(separator: ", ")), sentences \(configuration.feed.sentences.map(\.rawValue).joined(separator: ","))"
+        )
+    }
+
+    /// Starts hearing the fan-out, once ``open()`` has made the socket (``HeadingEventConsumer``).
+    func startConsuming() { feed.withLock { $0 }?.start() }
+
+    /// Sends until shutdown (opening first, if ``open()`` was not called).
+    func run() async throws {
+        if socket.withLock({ $0 == nil }) { try await open() }
+        guard let (channel, _) = socket.withLock({ $0 }), let feed = feed.withLock({ $0 }) else { return }
         feed.start()
         try? await gracefulShutdown()
         feed.stop()

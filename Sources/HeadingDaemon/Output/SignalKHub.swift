@@ -56,10 +56,12 @@ final class SignalKHub: Sendable {
         self.center = center
     }
 
-    /// Starts hearing headings and faults.
+    /// Starts hearing headings and faults; a second call does nothing.
     func start() {
-        let observation = center.consume(latestOnly: false) { [weak self] event in self?.receive(event) }
-        self.observation.withLock { $0 = observation }
+        observation.withLock { observation in
+            guard observation == nil else { return }
+            observation = center.consume(latestOnly: false) { [weak self] event in self?.receive(event) }
+        }
     }
 
     /// Stops observing, ends every client's queue and closes every client's connection (a client

@@ -28,7 +28,7 @@ import Glibc
 /// later, and one log line; a plain GET of the stream answers 503 then), the subscriptions a client holds, a message's size (``maximumMessageSize``, else the
 /// connection closes with 1009), each client's queue (``clientBacklog`` events, newest kept), and a
 /// write that finds no room for ``writeTimeout`` drops its client.
-final class SignalKOutput: Service, Sendable {
+final class SignalKOutput: Service, HeadingEventConsumer, Sendable {
     /// What to serve, and where.
     struct Configuration: Sendable {
         let address: ListenAddress
@@ -78,6 +78,9 @@ final class SignalKOutput: Service, Sendable {
     func bind() async throws(ListenError) {
         if let reason = configuration.address.bindProbe() { throw ListenError(output: "Signal K output", address: configuration.address, reason: reason) }
     }
+
+    /// Starts keeping the model from the fan-out's headings and faults (``HeadingEventConsumer``).
+    func startConsuming() { hub.start() }
 
     /// Serves until shutdown.
     func run() async throws {

@@ -240,6 +240,9 @@ final class OutputSet: Sendable {
     }
 
     private func start(_ kind: Kind, _ settings: Settings, _ service: any Service) {
+        // Subscribed now, before its task is scheduled and before the pipeline's sources start:
+        // an event they deliver at once reaches it.
+        (service as? any HeadingEventConsumer)?.startConsuming()
         // A group of one, without signals of its own: headingd's shutdown stops it through stopAll.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: service)], logger: logger))
         let logger = logger

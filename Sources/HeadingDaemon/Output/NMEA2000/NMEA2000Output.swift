@@ -26,7 +26,7 @@ import Synchronization
 /// again 5 ms later (100 ms once the bus is reported stuck), and a bus that takes nothing for 2 s is reported once (no other node to
 /// acknowledge, a cable out) and again when it takes frames. A link that ends (interface down,
 /// bus-off, the gateway closed) is opened again with backoff, and the node claims again.
-final class NMEA2000Output: Service, Sendable {
+final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     /// What the node is and where it goes.
     struct Configuration: Sendable {
         let settings: NMEA2000OutputSettings
@@ -63,6 +63,8 @@ final class NMEA2000Output: Service, Sendable {
 
     private let configuration: Configuration
     private let center: any HeadingEventFeed
+    /// The fan-out's subscription, from ``startConsuming()`` until the run ends.
+    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
     private let metrics: OutputMetrics
     private let address: Gauge?
     private let claimed: Gauge?
@@ -73,8 +75,8 @@ final class NMEA2000Output: Service, Sendable {
     private let logger: Logger
     private let shared = Mutex(Shared())
     /// The self-pipe that wakes the thread: a heading came, or the output stops.
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// Wakes the thread in its `poll(2)`: a heading, a stop.
+    private let wake = WakePipe()
     private let origin = ContinuousClock.now
 
     /// - Parameters:
@@ -104,26 +106,21 @@ final class NMEA2000Output: Service, Sendable {
             ),
             buckets: Self.latencyBuckets
         )
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, O_NONBLOCK)
-            }
-        }
-        wakeRead = ends[0]
-        wakeWrite = ends[1]
     }
 
-    deinit {
-        Glibc.close(wakeRead)
-        Glibc.close(wakeWrite)
+    /// Starts hearing the fan-out's headings (``HeadingEventConsumer``): the newest is kept for the
+    /// node's schedule.
+    func startConsuming() {
+        observation.withLock { observation in
+            guard observation == nil else { return }
+            observation = center.consume(latestOnly: true) { [weak self] event in self?.receive(event) }
+        }
     }
 
     /// Runs the node until shutdown: its thread, and the fan-out's headings to it.
     func run() async throws {
-        let observation = center.consume(latestOnly: true) { [weak self] event in self?.receive(event) }
-        defer { observation.cancel() }
+        startConsuming()
+        defer { observation.withLock { $0?.cancel(); $0 = nil } }
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
@@ -147,10 +144,7 @@ final class NMEA2000Output: Service, Sendable {
         signal()
     }
 
-    private func signal() {
-        var byte: UInt8 = 1
-        _ = Glibc.write(wakeWrite, &byte, 1)
-    }
+    private func signal() { wake.wake() }
 
     /// A heading from the fan-out: kept as the newest, the thread woken. Where the processor delivers.
     private func receive(_ event: HeadingEvent) {
@@ -206,7 +200,6 @@ final class NMEA2000Output: Service, Sendable {
             ),
             rate: OutputRate(maximumHertz: configuration.settings.rate)
         )
-        var drain = [UInt8](repeating: 0, count: 64)
         while !shared.withLock({ $0.stopped }) {
             var now = origin.duration(to: .now)
             if state.link == nil, now >= state.reopenAt { open(&state, at: now) }
@@ -231,10 +224,10 @@ final class NMEA2000Output: Service, Sendable {
             if !state.queue.isEmpty, !state.isStuck { deadlines.append(state.lastProgress + Self.stuckAfter) }
             let wait = max(.zero, deadlines.min()! - now)
             let milliseconds = wait.pollMilliseconds
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
             if let link = state.link { fds.append(pollfd(fd: link.descriptor, events: Int16(POLLIN), revents: 0)) }
             _ = poll(&fds, nfds_t(fds.count), milliseconds)
-            if fds[0].revents != 0 { while Glibc.read(wakeRead, &drain, drain.count) > 0 {} }
+            if fds[0].revents != 0 { wake.drain() }
             if fds.count > 1, fds[1].revents != 0, let link = state.link {
                 now = origin.duration(to: .now)
                 var heard: [CANFrame] = []
@@ -253,11 +246,11 @@ final class NMEA2000Output: Service, Sendable {
     private func open(_ state: inout Loop, at now: Duration) {
         do throws(CANLinkOpenError) {
             let link: any CANLink = if let linkOpener {
-                try linkOpener(wakeRead)
+                try linkOpener(wake.descriptor)
             } else {
                 switch configuration.interface {
                 case .socketCAN(let interface): try SocketCANLink(interface: interface)
-                case .yachtDevicesRaw(let host, let port): try YachtDevicesRawLink(host: host, port: port, wake: wakeRead)
+                case .yachtDevicesRaw(let host, let port): try YachtDevicesRawLink(host: host, port: port, wake: wake.descriptor)
                 case .actisense(let device, let baud): try ActisenseLink(path: device, baud: baud)
                 }
             }
