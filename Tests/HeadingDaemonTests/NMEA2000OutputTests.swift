@@ -68,7 +68,12 @@ struct NMEA2000OutputTests {
             }
         }
         func read(_ body: (CANFrame) -> Void) -> String? { nil }
+        /// Closes the pipe once: the output closes the link and then drops it (`deinit`), and a
+        /// second close would close whatever descriptor another test had opened under that number
+        /// meanwhile (the tests run in parallel in one process).
+        private let closed = Atomic(false)
         func close() {
+            guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
             Glibc.close(ends.0)
             Glibc.close(ends.1)
         }
