@@ -31,23 +31,20 @@ final class HistoryRecorder: Service, Sendable {
     /// The subscription to the center, made at once: the outputs are made before the sources
     /// start, while ``run()`` starts some time later, and the first second of a replay at ×100
     /// (10 ms) once went by before it did, missing from the history.
-    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
+    private let observation = HeadingFeedSlot()
 
     /// A recorder, hearing the center from now on.
     init(history: HeadingHistory, center: any HeadingEventFeed, logger: Logger) {
         self.history = history
         self.center = center
         self.logger = logger
-        let subscription = center.consume(latestOnly: true) { [weak self] in self?.record($0) }
-        observation.withLock { $0 = subscription }
+        observation.subscribe(to: center, latestOnly: true) { [weak self] in self?.record($0) }
     }
-
-    deinit { observation.withLock { $0?.cancel() } }
 
     /// Records until shutdown, then writes what waits.
     func run() async throws {
         try? await gracefulShutdown()
-        observation.withLock { $0?.cancel() }  // again in deinit: a cancel after a cancel does nothing
+        observation.cancel()
         queue.sync { flush() }
     }
 

@@ -80,7 +80,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
     private let journalDepth: Gauge?
     private let encoder: SignalKDeltaEncoder
     /// The fan-out's subscription, from ``startConsuming()`` until the run ends.
-    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
+    private let observation = HeadingFeedSlot()
     private let state = Mutex(State())
     private let offlineAcknowledged = DispatchSemaphore(value: 0)
     /// Where the journal is written and read, in order: never on the heading path (a write waits
@@ -156,10 +156,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
     /// a fault change from then on is journalled, and published once the broker is reached.
     func startConsuming() {
         guard state.withLock({ $0.journal != nil }) else { return }
-        observation.withLock { observation in
-            guard observation == nil else { return }
-            observation = center.consume(latestOnly: true) { [weak self] in self?.receive($0) }
-        }
+        observation.subscribe(to: center, latestOnly: true) { [weak self] in self?.receive($0) }
     }
 
     /// Publishes until shutdown, then says `offline` and disconnects.
@@ -167,7 +164,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
         if state.withLock({ $0.client == nil }) { try open() }
         guard let client = state.withLock({ $0.client }) else { return }
         startConsuming()
-        defer { observation.withLock { $0?.cancel(); $0 = nil } }
+        defer { observation.cancel() }
         logger.notice("MQTT to \(configuration.broker) under \(configuration.prefix)/")
         client.start()
         let interval = interval
@@ -175,7 +172,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
             tick(fromTimer: true)
             guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil else { break }
         }
-        observation.withLock { $0?.cancel(); $0 = nil }
+        observation.cancel()
         // The stop waits (for the journal's queue, the broker, the client's thread): on a thread
         // of its own, not one of the cooperative pool's two.
         await withCheckedContinuation { continuation in

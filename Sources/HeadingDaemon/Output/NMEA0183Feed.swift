@@ -33,7 +33,7 @@ final class NMEA0183Feed: Sendable {
     private let deliver: @Sendable (ByteBuffer) -> Void
     private let state: Mutex<State>
     private let origin = ContinuousClock.now
-    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
+    private let observation = HeadingFeedSlot()
 
     /// - Parameters:
     ///   - configuration: What to write, and how often.
@@ -54,16 +54,13 @@ final class NMEA0183Feed: Sendable {
 
     /// Starts hearing headings and faults; a second call does nothing.
     func start() {
-        observation.withLock { observation in
-            guard observation == nil else { return }
-            observation = center.consume(latestOnly: false) { [weak self] event in self?.receive(event) }
-        }
+        observation.subscribe(to: center, latestOnly: false) { [weak self] event in self?.receive(event) }
     }
 
     /// Stops observing and cancels the timer; nothing is delivered after it returns but a call
     /// already under way.
     func stop() {
-        observation.withLock { $0?.cancel() }
+        observation.cancel()
         state.withLock { state in
             state.isStopped = true
             state.pendingTask?.cancel()

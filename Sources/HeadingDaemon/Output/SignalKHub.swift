@@ -39,7 +39,7 @@ final class SignalKHub: Sendable {
 
     private let state: Mutex<State>
     private let center: any HeadingEventFeed
-    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
+    private let observation = HeadingFeedSlot()
     /// The encoder for the vessel.
     let encoder: SignalKDeltaEncoder
 
@@ -58,16 +58,13 @@ final class SignalKHub: Sendable {
 
     /// Starts hearing headings and faults; a second call does nothing.
     func start() {
-        observation.withLock { observation in
-            guard observation == nil else { return }
-            observation = center.consume(latestOnly: false) { [weak self] event in self?.receive(event) }
-        }
+        observation.subscribe(to: center, latestOnly: false) { [weak self] event in self?.receive(event) }
     }
 
     /// Stops observing, ends every client's queue and closes every client's connection (a client
     /// that reads nothing would otherwise hold its session, and the shutdown, in a write).
     func stop() {
-        observation.withLock { $0?.cancel() }
+        observation.cancel()
         let (clients, channels) = state.withLock { state in
             defer {
                 state.clients.removeAll()

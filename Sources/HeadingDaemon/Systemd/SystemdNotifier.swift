@@ -40,7 +40,7 @@ final class SystemdNotifier: Service, Sendable {
     private let state = Mutex(State())
     /// The center's observer, set once in init (its closure needs `self`); removed when this
     /// value goes away, with the observation.
-    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
+    private let observation = HeadingFeedSlot()
 
     /// The interval for `WATCHDOG=1`: half of `$WATCHDOG_USEC`, when it is set for this process.
     static func watchdogIntervalFromEnvironment() -> Duration? {
@@ -72,8 +72,7 @@ final class SystemdNotifier: Service, Sendable {
         let origin = clock.now
         self.elapsed = { origin.duration(to: clock.now) }
         self.sleepUntilElapsed = { try await clock.sleep(until: origin.advanced(by: $0), tolerance: nil) }
-        let observation = center.consume(latestOnly: false) { [weak self] event in self?.handle(event) }
-        self.observation.withLock { $0 = observation }
+        observation.subscribe(to: center, latestOnly: false) { [weak self] event in self?.handle(event) }
     }
 
 

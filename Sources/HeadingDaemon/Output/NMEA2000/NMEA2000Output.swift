@@ -64,7 +64,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     private let configuration: Configuration
     private let center: any HeadingEventFeed
     /// The fan-out's subscription, from ``startConsuming()`` until the run ends.
-    private let observation = Mutex<(any HeadingFeedSubscription)?>(nil)
+    private let observation = HeadingFeedSlot()
     private let metrics: OutputMetrics
     private let address: Gauge?
     private let claimed: Gauge?
@@ -111,16 +111,13 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     /// Starts hearing the fan-out's headings (``HeadingEventConsumer``): the newest is kept for the
     /// node's schedule.
     func startConsuming() {
-        observation.withLock { observation in
-            guard observation == nil else { return }
-            observation = center.consume(latestOnly: true) { [weak self] event in self?.receive(event) }
-        }
+        observation.subscribe(to: center, latestOnly: true) { [weak self] event in self?.receive(event) }
     }
 
     /// Runs the node until shutdown: its thread, and the fan-out's headings to it.
     func run() async throws {
         startConsuming()
-        defer { observation.withLock { $0?.cancel(); $0 = nil } }
+        defer { observation.cancel() }
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
