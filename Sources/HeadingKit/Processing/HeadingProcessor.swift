@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Synchronization
 
 #if canImport(Combine)
 public import Combine
@@ -35,22 +34,18 @@ public import Combine
 /// Timing runs on an injected clock, so tests advance it instead of sleeping. Subscribers are
 /// called as ``delivery`` says (``HeadingDelivery``), in order.
 ///
-/// Safety: `@unchecked Sendable` because its mutable state (`core`, `outputs`, `subject`, `subscriptions`,
+/// Safety: `@unchecked Sendable` because its mutable state (`core`, `outputs`, `subscriptions`,
 /// `timer`, `scheduledDeadline`, `isRunning`) is read and written only while holding `lock`, an
-/// `NSRecursiveLock` that is also held while events are handed to subscribers, so they never
-/// overtake each other.
+/// `NSLock` that is never held while a subscriber runs: outputs are queued in order under it and
+/// handed out after it is released (``HeadingBroadcast``).
 public final class HeadingProcessor: @unchecked Sendable {
-    private let lock = NSRecursiveLock()
+    private let lock = NSLock()
     private var core: Core
     /// The core's outputs for one event, reused from event to event.
     private var outputs: [HeadingEvent] = []
-    /// HeadingKit's own consumers, called straight from ``deliver(_:)``.
-    private let stages: HeadingStages
+    /// The subscribers — publisher, async sequences, HeadingKit's stages — and the outputs on their way to them.
+    private let broadcast = HeadingBroadcast()
     private let proxies: [HeadingProxy]
-    private let subject = PassthroughSubject<HeadingEvent, Never>()
-    /// Whether anyone has asked for ``publisher``: until then no subscriber can exist, and the
-    /// subject is not sent to (a live heading then costs no subject lock and no walk of its list).
-    private let publisherRequested = Atomic(false)
     private var subscriptions: [AnyCancellable?]
     private var timer: Task<Void, Never>?
     private var scheduledDeadline: Duration?
@@ -73,7 +68,6 @@ public final class HeadingProcessor: @unchecked Sendable {
     ) where C.Duration == Duration {
         self.delivery = delivery
         proxies = inputs.map(\.proxy)
-        stages = HeadingStages(lock: lock)
         core = Core(sources: inputs.map { ($0.proxy.source.name, $0.installation) }, configuration: configuration)
         subscriptions = Array(repeating: nil, count: inputs.count)
         let origin = clock.now
@@ -96,14 +90,11 @@ public final class HeadingProcessor: @unchecked Sendable {
     deinit {
         timer?.cancel()
         for subscription in subscriptions { subscription?.cancel() }
-        subject.send(completion: .finished)  // the async sequences end with the processor
+        broadcast.finish()  // the publisher and the async sequences end with the processor
     }
 
     /// Every delivered heading, fault, authorization change and notice, in order. Never finishes.
-    public var publisher: AnyPublisher<HeadingEvent, Never> {
-        publisherRequested.store(true, ordering: .releasing)
-        return subject.eraseToAnyPublisher()
-    }
+    public var publisher: AnyPublisher<HeadingEvent, Never> { broadcast.publisher }
 
     /// Every delivered event as an async sequence, as ``HeadingProxy/events(bufferingPolicy:)``
     /// gives a proxy's: make it before ``start()`` (and before the proxies are enabled), or the
@@ -137,19 +128,11 @@ public final class HeadingProcessor: @unchecked Sendable {
         stream(bufferingPolicy: bufferingPolicy) { $0.fault }
     }
 
-    /// A sequence fed by a subscription to ``publisher``, cancelled when its consumer goes.
     private func stream<Element: Sendable>(
         bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
         transform: @escaping @Sendable (HeadingEvent) -> Element?
     ) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
-        let subscription = publisher.sink(
-            receiveCompletion: { _ in continuation.finish() },
-            receiveValue: { event in if let element = transform(event) { continuation.yield(element) } }
-        )
-        let held = Mutex<AnyCancellable?>(subscription)
-        continuation.onTermination = { _ in held.withLock { $0?.cancel(); $0 = nil } }
-        return stream
+        broadcast.stream(bufferingPolicy: bufferingPolicy, transform: transform)
     }
 
     /// The name of the source headings are delivered from, once one has delivered.
@@ -204,20 +187,25 @@ public final class HeadingProcessor: @unchecked Sendable {
     }
 
     private func receive(_ event: HeadingEvent, from index: Int) {
-        lock.withLock {
-            guard isRunning else { return }
+        broadcast.waitForRoom()
+        let deliver: Bool = lock.withLock {
+            guard isRunning else { return false }
             outputs.removeAll(keepingCapacity: true)
             core.receive(event, from: index, at: now(), into: &outputs)
-            for output in outputs { send(output) }
+            var deliver = false
+            for output in outputs { deliver = send(output) || deliver }
             scheduleTimer()
+            return deliver
         }
+        if deliver { broadcast.drain() }
     }
 
     /// A batch (a flat-out replay's headings): the core takes each in turn, and the outputs go
     /// on as one batch, timed at one reading of the clock.
     private func receive(contentsOf events: [HeadingEvent], from index: Int) {
-        lock.withLock {
-            guard isRunning else { return }
+        broadcast.waitForRoom()
+        let deliver: Bool = lock.withLock {
+            guard isRunning else { return false }
             // The reused array is taken out and put back: one access to it (and one to the
             // core) for the batch, not one per heading.
             var batch: [HeadingEvent] = []
@@ -225,58 +213,46 @@ public final class HeadingProcessor: @unchecked Sendable {
             defer { swap(&batch, &outputs) }
             batch.removeAll(keepingCapacity: true)
             core.receive(contentsOf: events, from: index, at: now(), into: &batch)
-            send(contentsOf: batch)
+            let deliver = send(contentsOf: batch)
             scheduleTimer()
+            return deliver
         }
+        if deliver { broadcast.drain() }
     }
 
     private func timerFired() {
-        lock.withLock {
-            guard isRunning else { return }
+        broadcast.waitForRoom()
+        let deliver: Bool = lock.withLock {
+            guard isRunning else { return false }
             scheduledDeadline = nil
-            for output in core.tick(at: now()) { send(output) }
+            var deliver = false
+            for output in core.tick(at: now()) { deliver = send(output) || deliver }
             scheduleTimer()
+            return deliver
         }
+        if deliver { broadcast.drain() }
     }
 
-    /// Hands one output to the subscribers, as ``delivery`` says. Called with `lock` held, so
-    /// outputs keep their order on a queue too.
-    private func send(_ output: HeadingEvent) {
-        if delivery.isImmediate { return deliver(output) }
-        delivery.perform { [weak self] in
-            guard let self else { return }
-            self.lock.withLock { self.deliver(output) }
-        }
+    /// Queues one output for the subscribers, as ``delivery`` says. Called with `lock` held, so
+    /// outputs keep their order; the caller calls `broadcast.drain()` after releasing the lock
+    /// when this returns `true`.
+    private func send(_ output: HeadingEvent) -> Bool {
+        if delivery.isImmediate { return broadcast.enqueue(output) }
+        delivery.perform { [broadcast] in broadcast.send(output) }
+        return false
     }
 
-    /// Hands a batch of outputs to the subscribers, as ``delivery`` says. Called with `lock` held.
-    private func send(contentsOf outputs: [HeadingEvent]) {
-        guard !outputs.isEmpty else { return }
-        if delivery.isImmediate { return deliver(contentsOf: outputs) }
-        delivery.perform { [weak self] in
-            guard let self else { return }
-            self.lock.withLock { self.deliver(contentsOf: outputs) }
-        }
+    /// Queues a batch of outputs for the subscribers, as ``delivery`` says. Called with `lock` held.
+    private func send(contentsOf outputs: [HeadingEvent]) -> Bool {
+        guard !outputs.isEmpty else { return false }
+        if delivery.isImmediate { return broadcast.enqueue(contentsOf: outputs) }
+        delivery.perform { [broadcast] in broadcast.send(contentsOf: outputs) }
+        return false
     }
 
-    /// Calls the publisher's subscribers with each output, and the stages with the batch.
-    /// Called with `lock` held.
-    private func deliver(contentsOf outputs: [HeadingEvent]) {
-        if publisherRequested.load(ordering: .acquiring) {
-            for output in outputs { subject.send(output) }
-        }
-        stages.send(contentsOf: outputs)
-    }
-
-    /// Calls the publisher's subscribers and the stages with one output. Called with `lock` held.
-    private func deliver(_ output: HeadingEvent) {
-        if publisherRequested.load(ordering: .acquiring) { subject.send(output) }
-        stages.send(output)
-    }
-
-    /// Calls `receive` with every event the publisher sends, at the same moment and under the
-    /// same lock, until the returned value is cancelled: HeadingKit's own consumers (the
-    /// notification bridge) use it instead of a subscription to ``publisher``.
+    /// Calls `receive` with every event the publisher sends, in the same turn, until the returned
+    /// value is cancelled: HeadingKit's own consumers (the notification bridge) use it instead of
+    /// a subscription to ``publisher``.
     /// - Parameters:
     ///   - receive: Called with each event, in order.
     ///   - receiveBatch: Called with each batch (from a flat-out replay), oldest first; by
@@ -286,7 +262,7 @@ public final class HeadingProcessor: @unchecked Sendable {
         _ receive: @escaping @Sendable (HeadingEvent) -> Void,
         batch receiveBatch: (@Sendable ([HeadingEvent]) -> Void)? = nil
     ) -> AnyCancellable {
-        stages.add(receive, batch: receiveBatch)
+        broadcast.add(receive, batch: receiveBatch)
     }
 
     /// Wakes at the core's next deadline: only an earlier deadline replaces a scheduled one; a

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Synchronization
 public import Logging
 
 #if canImport(Combine)
@@ -22,13 +21,15 @@ public import Combine
 ///
 /// **Subscribe once, toggle freely.** ``disable()`` stops the source and pauses delivery; it
 /// finishes nothing. Subscribers and sequences stay, and receive the headings of the next
-/// ``enable()``. A report still in flight when ``disable()`` returns is dropped. Only the proxy
-/// going away finishes them. A fault is an event, not the end of a stream.
+/// ``enable()``. A report still in flight when ``disable()`` returns is dropped (an event whose
+/// delivery had already begun on another thread still reaches the subscribers after it). Only
+/// the proxy going away finishes them. A fault is an event, not the end of a stream.
 ///
 /// **Delivery.** Subscribers are called where ``delivery`` says (``HeadingDelivery``): by default
 /// on the main queue when the proxy was created on the main thread (Core Location's rule), so
 /// a `sink` in `@MainActor` code is safe; else on the source's thread. Every subscriber sees every
-/// event in the order the source reported it.
+/// event in the order the source reported it, and no lock of the proxy's is held while it runs:
+/// a subscriber may call into the proxy, from its own thread or another.
 ///
 /// **Authorization.** ``authorizationStatus`` is `notDetermined` until the source's first answer
 /// (for gpsd, its first connection attempt). A refusal is reported by one
@@ -36,14 +37,10 @@ public import Combine
 /// ``requestAuthorization()`` was called before ``enable()`` or not.
 ///
 /// Safety: `@unchecked Sendable` because every stored `var` is read and written only while holding
-/// `lock`, an `NSRecursiveLock` that is also held while an event is handed to subscribers, so that
-/// they see events in order and may call back into the proxy (for example `disable()`) from a sink.
+/// `lock`, an `NSLock` that is never held while a subscriber runs: events are queued in order under
+/// it and handed out after it is released (``HeadingBroadcast``), so a sink may call back into the
+/// proxy (for example `disable()`) from any thread.
 public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
-    private struct StreamSink {
-        let yield: @Sendable (HeadingEvent) -> Void
-        let finish: @Sendable () -> Void
-    }
-
     /// The default buffering of the async sequences: the newest 1024 events (over 100 s at
     /// 10 Hz) wait for a slow consumer; older ones are dropped.
     public static let defaultBufferSize = 1024
@@ -53,18 +50,10 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// Where subscribers are called.
     public let delivery: HeadingDelivery
     private let logger: Logger
-    private let lock = NSRecursiveLock()
+    private let lock = NSLock()
     private var machine: StateMachine
-    private let subject = PassthroughSubject<HeadingEvent, Never>()
-    /// Whether anyone has asked for ``publisher``: until then no subscriber can exist, and the
-    /// subject is not sent to (a live heading then costs no subject lock and no walk of its list).
-    private let publisherRequested = Atomic(false)
-    private var streams: [Int: StreamSink] = [:]
-    private var nextStreamID = 0
-    /// Streams whose consumers went away: taken out of `streams` at the next event or stream.
-    private let endedStreams = EndedStreams()
-    /// HeadingKit's own stages (the processor), called straight from ``send(_:)``.
-    private let stages: HeadingStages
+    /// The subscribers — publisher, async sequences, HeadingKit's stages — and the events on their way to them.
+    private let broadcast = HeadingBroadcast()
     /// The headings of one batch that pass the filter, reused from batch to batch.
     private var batch: [HeadingEvent] = []
 
@@ -84,14 +73,12 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         self.delivery = delivery
         self.logger = logger
         self.machine = StateMachine(sourceName: source.name, restrictionReason: restrictionReason, keepsTryingAfterDenial: source.keepsTryingAfterDenial)
-        self.stages = HeadingStages(lock: lock)
         source.delegate = self
     }
 
     deinit {
         if machine.isSourceRunning { source.stop() }
-        subject.send(completion: .finished)
-        for sink in streams.values { sink.finish() }
+        broadcast.finish()
     }
 
     // MARK: State
@@ -134,14 +121,19 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         case .startSource:
             source.start()
         case .reportRefusal(let fault):
-            lock.withLock { publish(.fault(fault)) }
+            broadcast.waitForRoom()
+            if lock.withLock({ publish(.fault(fault)) }) { broadcast.drain() }
         }
     }
 
     /// Stops the source and pauses delivery. Subscribers and sequences stay for the next
     /// ``enable()``; a report in flight is dropped. Calling it while disabled does nothing.
     public func disable() {
-        guard let stopSource = lock.withLock({ machine.disable() }) else { return }
+        let stopSource: Bool? = lock.withLock {
+            defer { noteGenerations() }
+            return machine.disable()
+        }
+        guard let stopSource else { return }
         // The source is stopped outside the lock: a source thread delivering an event needs the lock.
         if stopSource { source.stop() }
         logger.debug("heading proxy disabled", metadata: ["source": "\(source.name)"])
@@ -169,10 +161,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     ///
     /// It never fails, and finishes only when the proxy goes away: ``disable()`` pauses it.
     /// Sinks are called as ``delivery`` says.
-    public var publisher: AnyPublisher<HeadingEvent, Never> {
-        publisherRequested.store(true, ordering: .releasing)
-        return subject.eraseToAnyPublisher()
-    }
+    public var publisher: AnyPublisher<HeadingEvent, Never> { broadcast.publisher }
 
     /// The headings of ``publisher`` alone.
     public var headingPublisher: AnyPublisher<Heading, Never> {
@@ -227,34 +216,11 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
         transform: @escaping @Sendable (HeadingEvent) -> Element?
     ) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
-        let sink = StreamSink(
-            yield: { event in if let element = transform(event) { continuation.yield(element) } },
-            finish: { continuation.finish() }
-        )
-        addStream(sink, continuation)
-        return stream
+        broadcast.stream(bufferingPolicy: bufferingPolicy, transform: transform)
     }
 
-    private func addStream<Element>(_ sink: StreamSink, _ continuation: AsyncStream<Element>.Continuation) {
-        let id = lock.withLock {
-            removeEndedStreams()
-            defer { nextStreamID += 1 }
-            streams[nextStreamID] = sink
-            return nextStreamID
-        }
-        // Not `lock`: see ``EndedStreams``.
-        continuation.onTermination = { [endedStreams] _ in endedStreams.record(id) }
-    }
-
-    /// Forgets the streams whose consumers went away. Called with `lock` held.
-    private func removeEndedStreams() {
-        for id in endedStreams.take() { streams.removeValue(forKey: id) }
-    }
-
-    /// Calls `receive` with every event the publisher sends, at the same moment and under the
-    /// same lock, until the returned value is cancelled: HeadingKit's stages use it instead of a
-    /// subscription to ``publisher``.
+    /// Calls `receive` with every event the publisher sends, in the same turn, until the returned
+    /// value is cancelled: HeadingKit's stages use it instead of a subscription to ``publisher``.
     /// - Parameters:
     ///   - receive: Called with each event, in order.
     ///   - receiveBatch: Called with each batch (a flat-out replay's headings), oldest first;
@@ -264,7 +230,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         _ receive: @escaping @Sendable (HeadingEvent) -> Void,
         batch receiveBatch: (@Sendable ([HeadingEvent]) -> Void)? = nil
     ) -> AnyCancellable {
-        stages.add(receive, batch: receiveBatch)
+        broadcast.add(receive, batch: receiveBatch)
     }
 
     // MARK: HeadingSourceDelegate
@@ -274,10 +240,12 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     ///   - source: The reporting source.
     ///   - heading: The heading.
     public func headingSource(_ source: any HeadingSource, didUpdate heading: Heading) {
-        lock.withLock {
-            guard machine.shouldDeliver(heading) else { return }
-            publish(.heading(heading))
+        broadcast.waitForRoom()
+        let deliver = lock.withLock {
+            guard machine.shouldDeliver(heading) else { return false }
+            return publish(.heading(heading))
         }
+        if deliver { broadcast.drain() }
     }
 
     /// Delivers the headings that pass ``headingFilter`` to every subscriber, oldest first, if the
@@ -287,7 +255,8 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     ///   - source: The reporting source.
     ///   - headings: The headings, oldest first.
     public func headingSource(_ source: any HeadingSource, didUpdateHeadings headings: [Heading]) {
-        lock.withLock {
+        broadcast.waitForRoom()
+        let deliver: Bool = lock.withLock {
             // The reused array is taken out and put back, and the state machine admits the
             // batch in one call: one run-time exclusivity check each, not one per heading.
             var admitted: [HeadingEvent] = []
@@ -295,18 +264,14 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
             defer { swap(&admitted, &batch) }
             admitted.removeAll(keepingCapacity: true)
             machine.admit(headings, into: &admitted)
-            guard !admitted.isEmpty else { return }
-            if delivery.isImmediate { return send(contentsOf: admitted) }
+            guard !admitted.isEmpty else { return false }
+            let ticket = HeadingBroadcast.Ticket.headings(machine.headingGeneration)
+            if delivery.isImmediate { return broadcast.enqueue(contentsOf: admitted, ticket: ticket) }
             let events = admitted
-            let generation = machine.headingGeneration
-            delivery.perform { [weak self] in
-                guard let self else { return }
-                self.lock.withLock {
-                    guard generation == self.machine.headingGeneration else { return }
-                    self.send(contentsOf: events)
-                }
-            }
+            delivery.perform { [broadcast] in broadcast.send(contentsOf: events, ticket: ticket) }
+            return false
         }
+        if deliver { broadcast.drain() }
     }
 
     /// Delivers the fault to every subscriber if the proxy is enabled. The stream goes on. A
@@ -315,10 +280,12 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     ///   - source: The reporting source.
     ///   - fault: What went wrong.
     public func headingSource(_ source: any HeadingSource, didFailWith fault: HeadingFault) {
-        lock.withLock {
-            guard machine.shouldDeliver(fault) else { return }
-            publish(.fault(fault))
+        broadcast.waitForRoom()
+        let deliver = lock.withLock {
+            guard machine.shouldDeliver(fault) else { return false }
+            return publish(.fault(fault))
         }
+        if deliver { broadcast.drain() }
     }
 
     /// Records and publishes the new status, and starts the source if it was waiting for authorization.
@@ -332,71 +299,43 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     // MARK: Delivery
 
     private func applyAuthorization(_ status: HeadingAuthorizationStatus) {
-        let (start, stop): (Bool, Bool) = lock.withLock {
-            guard case .publish(let status, let refusal, let start, let stop) = machine.authorizationChanged(to: status) else { return (false, false) }
-            publish(.authorizationChanged(status))
-            if let refusal { publish(.fault(refusal)) }
-            return (start, stop)
+        broadcast.waitForRoom()
+        let (start, stop, deliver): (Bool, Bool, Bool) = lock.withLock {
+            defer { noteGenerations() }
+            guard case .publish(let status, let refusal, let start, let stop) = machine.authorizationChanged(to: status) else {
+                return (false, false, false)
+            }
+            var deliver = publish(.authorizationChanged(status))
+            if let refusal { deliver = publish(.fault(refusal)) || deliver }
+            return (start, stop, deliver)
         }
+        if deliver { broadcast.drain() }
         // Outside the lock, as for disable(): a source thread delivering an event needs the lock.
         if stop { source.stop() }
         if start { source.start() }
     }
 
-    /// Hands one event to every subscriber, as ``delivery`` says. Called with `lock` held, so
-    /// events never overtake each other. A heading or fault queued before a ``disable()`` is
-    /// dropped when its turn comes, and a heading queued before a refusal (`denied`,
-    /// `restricted`); the faults queued before a refusal are delivered, before it, since they say
-    /// why. An authorization change is state, and always delivered.
-    private func publish(_ event: HeadingEvent) {
-        guard !delivery.isImmediate else { return send(event) }
-        enum Kind { case heading, fault, state }
-        let kind: Kind = switch event {
-        case .heading: .heading
-        case .authorizationChanged: .state
-        case .fault, .notice: .fault
-        }
-        let generation = kind == .heading ? machine.headingGeneration : machine.generation
-        delivery.perform { [weak self] in
-            guard let self else { return }
-            self.lock.withLock {
-                switch kind {
-                case .state: break
-                case .heading: guard generation == self.machine.headingGeneration else { return }
-                case .fault: guard generation == self.machine.generation else { return }
-                }
-                self.send(event)
-            }
-        }
+    /// Tells the broadcast the state machine's generations, so that what was queued before a
+    /// ``disable()`` or a refusal is dropped at its turn. Called with `lock` held.
+    private func noteGenerations() {
+        broadcast.setGenerations(headings: machine.headingGeneration, faults: machine.generation)
     }
 
-    /// Calls every subscriber with `event`, now. Called with `lock` held.
-    private func send(_ event: HeadingEvent) {
-        if publisherRequested.load(ordering: .acquiring) { subject.send(event) }
-        stages.send(event)
-        removeEndedStreams()
-        for sink in streams.values { sink.yield(event) }
-    }
-
-    /// Calls every subscriber with each of `events`, now: the publisher and the streams one at a
-    /// time, the stages with the batch. A sink that calls ``disable()`` mid-batch ends it there,
-    /// for every subscriber, as it would end single headings. Called with `lock` held.
-    private func send(contentsOf events: [HeadingEvent]) {
-        let generation = machine.headingGeneration
-        var delivered = events.count
-        if publisherRequested.load(ordering: .acquiring) {
-            delivered = 0
-            for event in events {
-                guard machine.headingGeneration == generation else { break }
-                subject.send(event)
-                delivered += 1
-            }
+    /// Queues one event for every subscriber, as ``delivery`` says. Called with `lock` held, so
+    /// events never overtake each other; the caller calls `broadcast.drain()` after releasing the
+    /// lock when this returns `true`. A heading or fault queued before a ``disable()`` is dropped
+    /// when its turn comes, and a heading queued before a refusal (`denied`, `restricted`); the
+    /// faults queued before a refusal are delivered, before it, since they say why. An
+    /// authorization change is state, and always delivered.
+    /// - Returns: Whether the caller is to deliver.
+    private func publish(_ event: HeadingEvent) -> Bool {
+        let ticket: HeadingBroadcast.Ticket? = switch event {
+        case .heading: .headings(machine.headingGeneration)
+        case .authorizationChanged: nil
+        case .fault, .notice: .faults(machine.generation)
         }
-        let events = delivered == events.count ? events : Array(events.prefix(delivered))
-        stages.send(contentsOf: events)
-        removeEndedStreams()
-        for sink in streams.values {
-            for event in events { sink.yield(event) }
-        }
+        if delivery.isImmediate { return broadcast.enqueue(event, ticket: ticket) }
+        delivery.perform { [broadcast] in broadcast.send(event, ticket: ticket) }
+        return false
     }
 }
