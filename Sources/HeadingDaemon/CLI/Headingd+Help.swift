@@ -73,7 +73,12 @@ extension Headingd {
         magnetic, made true by the variation. Its calibration comes from headingd calibrate \
         (the state directory's calibration-NAME.json unless calibration= names one; read again on \
         SIGHUP), its hard iron refined at sea unless calibration_refine=false; without one it \
-        raises one uncalibrated fault and its headings say an accuracy of 30 degrees. Near the magnetic \
+        raises one uncalibrated fault and its headings say an accuracy of 30 degrees. A field that is \
+        not the Earth's alone (a magnet or a motor beside the compass: strength or dip beyond the \
+        calibration's bounds, or a turn the gyroscope does not see) raises a magneticDisturbance \
+        fault within a second; the gyroscope then carries the heading for at most 30 s, its accuracy \
+        widened (without one, the magnetometer's own heading says 90 degrees), and the calibration is \
+        not refined until it is over. Near the magnetic \
         poles (the World Magnetic Model's horizontal field under 2,000 nT) every magnetic source \
         raises a magneticBlackout fault.
 

@@ -26,6 +26,9 @@ import Combine
 /// Bounded: the fitter keeps ``maximumSamples`` headings of each kind, then starts afresh (the card
 /// applied stays). A fit runs on the delivering thread of the heading that made it due, every
 /// ``refitInterval`` headings (a sort of at most ``maximumSamples``: milliseconds).
+///
+/// Not from a magnetic disturbance: after the compass's `magneticDisturbance` fault its headings are
+/// left out until they say the accuracy they said before it again (a disturbed heading says a wider one).
 final class DeviationLearner: Sendable {
     /// Headings, compass and reference together, between two fits.
     static let refitInterval = 300
@@ -51,6 +54,11 @@ final class DeviationLearner: Sendable {
         var applied: DeviationCurve?
         var status = "learning: no pairs yet"
         var lastRefusal: String?
+        /// The accuracy of the compass's last heading.
+        var lastAccuracy: Double?
+        /// In a magnetic disturbance: the accuracy the compass said before it. Its headings are
+        /// not learned from until they say that accuracy again (a disturbed one says a wider one).
+        var disturbedAbove: Double?
     }
 
     private static var fitterConfiguration: DeviationFitter.Configuration {
@@ -114,12 +122,21 @@ final class DeviationLearner: Sendable {
     /// What it is doing, for the status report.
     var status: String { state.withLock { $0.status } }
 
+    /// The compass headings the fitter holds.
+    var compassHeadings: Int { state.withLock { $0.fitter.compassCount } }
+
     /// Hears the compass and the other sources until the returned values are cancelled.
     /// - Parameters:
     ///   - compass: The compass's proxy.
     ///   - others: The other sources' proxies, in order: the reference is the first heard giving a true heading.
     func attach(compass: HeadingProxy, others: [HeadingProxy]) -> [AnyCancellable] {
-        [compass.publisher.sink { [self] event in if case .heading(let heading) = event { hearCompass(heading) } }]
+        [compass.publisher.sink { [self] event in
+            switch event {
+            case .heading(let heading): hearCompass(heading)
+            case .fault(let fault) where fault.code == .magneticDisturbance: hearDisturbance()
+            default: break
+            }
+        }]
             + others.map { proxy in
                 let name = proxy.source.name
                 return proxy.publisher.sink { [self] event in if case .heading(let heading) = event { hearReference(heading, from: name) } }
@@ -146,10 +163,23 @@ final class DeviationLearner: Sendable {
         return state.fitter
     }
 
+    /// The compass raised a magnetic disturbance: its headings are not learned from until it is over.
+    private func hearDisturbance() {
+        state.withLock { state in
+            if state.disturbedAbove == nil { state.disturbedAbove = state.lastAccuracy ?? 0 }
+        }
+    }
+
     private func hearCompass(_ heading: Heading) {
         // The raw heading: the proxy's, before the processor applies any card.
         guard let magnetic = heading.magneticHeading, heading.deviation == nil else { return }
         let due = state.withLock { state -> DeviationFitter? in
+            let accuracy = heading.headingAccuracy ?? 0
+            if let limit = state.disturbedAbove {
+                guard accuracy <= limit else { return nil }
+                state.disturbedAbove = nil
+            }
+            state.lastAccuracy = accuracy
             if state.fitter.compassCount >= Self.maximumSamples || state.fitter.referenceCount >= Self.maximumSamples {
                 state.fitter = DeviationFitter(configuration: Self.fitterConfiguration)
             }

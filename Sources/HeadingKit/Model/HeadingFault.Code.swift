@@ -39,6 +39,13 @@ extension HeadingFault {
         /// trusted. Raised once per magnetic source on entering the zone; headings still flow
         /// (a `recovered` notice says when it is left).
         public static let magneticBlackout = Code(rawValue: "magneticBlackout")
+        /// A magnetometer's field is not the Earth's alone — a magnet, a motor or a loudspeaker
+        /// beside it: its strength or dip is beyond the calibration's bounds, or its heading turns
+        /// where the gyroscope's does not (``MagneticDisturbanceDetector``). Raised at its onset, and
+        /// again when the gyroscope has carried the heading alone for as long as it may. Headings
+        /// still flow, with a wider accuracy: carried by the gyroscope, or without one the
+        /// magnetometer's own; the calibration is not refined meanwhile. Its end is logged.
+        public static let magneticDisturbance = Code(rawValue: "magneticDisturbance")
 
         /// The code's stable name.
         public var description: String { rawValue }

@@ -255,20 +255,19 @@ private struct IIOReader: Sendable {
             deliver(.authorizationChanged(.authorized))
             adjustSamplingFrequencies(instruments.devices, rate: endpoint.rate)
             var status = loadCalibration(for: magnetometer.device)
-            var calibration = status.calibration
-            var accuracy = status.headingAccuracy
-            var refiner = endpoint.refinesCalibration ? calibration.map { CalibrationRefiner(calibration: $0) } : nil
-            if refiner != nil {
+            let calibration = status.calibration
+            let accuracy = status.headingAccuracy
+            if endpoint.refinesCalibration, calibration != nil {
                 status.refining = true
                 source()?.setCalibrationStatus(status)
             }
             let tilt = accelerometer.map { "; tilt-compensated by \($0.device)" } ?? "; no accelerometer beside it, so it is taken to be level"
-            let fusion = gyroscope.map { "; turns followed by \($0.device)" } ?? ""
+            let turns = gyroscope.map { "; turns followed by \($0.device)" } ?? ""
             if let calibration {
                 lastCalibrationReason = nil
                 let text = "\(name): \(magnetometer.device): calibration \(status.file ?? "") in force (\(calibration.mode.rawValue), "
                     + String(format: "%.2f µT RMS, about %.1f° of heading, %.0f %% covered, made ", calibration.residual, calibration.headingError, calibration.coverage * 100)
-                    + ISO8601DateFormatter().string(from: calibration.date) + ")" + tilt + fusion
+                    + ISO8601DateFormatter().string(from: calibration.date) + ")" + tilt + turns
                 configuration.logger.notice("\(text)")
             } else if lastCalibrationReason != status.reason {
                 // One fault per start, and again only when the reason changes (a file appears damaged, say).
@@ -276,12 +275,13 @@ private struct IIOReader: Sendable {
                 deliver(.fault(HeadingFault(
                     code: .uncalibrated, source: name,
                     reason: "\(magnetometer.device) has no calibration (\(status.reason ?? "none")): its headings are uncorrected for the iron around it "
-                        + "(commonly 5–30° off; heading accuracy said as \(Int(accuracy))°)" + tilt + fusion
+                        + "(commonly 5–30° off; heading accuracy said as \(Int(accuracy))°)" + tilt + turns
                 )))
             }
-            var filter = GyroHeadingFilter()
-            var lastSample: ContinuousClock.Instant?
-            var next = ContinuousClock.now
+            var fusion = CompassFusion(
+                calibration: calibration, refines: endpoint.refinesCalibration, orientation: endpoint.orientation, accuracy: accuracy)
+            let origin = ContinuousClock.now
+            var next = origin
             while !signal.isStopped {
                 let now = ContinuousClock.now
                 for summary in floods.tick(at: now).summaries { deliver(.fault(summary)) }
@@ -289,40 +289,50 @@ private struct IIOReader: Sendable {
                     // The IIO ABI gives the field in gauss: 100 µT each, the unit of calibrations.
                     let raw = try magnetometer.read() * 100
                     let deviceAcceleration = try accelerometer?.read()
+                    let deviceRotation = try gyroscope?.read()
                     if !answered {
                         answered = true
                         backoff.reset()
                         retries.reset()
                     }
-                    if let refinement = refiner?.add(field: raw, acceleration: deviceAcceleration) {
-                        calibration = refinement.current
-                        status.calibration = refinement.current
-                        accuracy = status.headingAccuracy
-                        refined(refinement, status: status, device: magnetometer.device)
-                    }
-                    var field = raw
-                    if let calibration { field = calibration.corrected(field) }
-                    field = endpoint.orientation * field
-                    let acceleration = deviceAcceleration.map { endpoint.orientation * $0 }
-                    let rotation = try gyroscope.map { channels throws(IIOChannels.Failure) in endpoint.orientation * (try channels.read()) }
-                    do throws(TiltCompensation.Failure) {
-                        let up = acceleration ?? Vector3(x: 0, y: 0, z: 9.80665)
-                        let attitude = try TiltCompensation.attitude(field: field, acceleration: up)
-                        var magneticHeading = attitude.heading
-                        if let rotation {
-                            let interval = lastSample.map { (now - $0) / .seconds(1) } ?? 0
-                            magneticHeading = filter.update(
-                                magneticHeading: attitude.heading, rateOfTurn: GyroHeadingFilter.rateOfTurn(angularVelocity: rotation, up: up), interval: interval)
+                    for output in fusion.take(raw: raw, acceleration: deviceAcceleration, rotation: deviceRotation, at: (now - origin) / .seconds(1)) {
+                        switch output {
+                        case .heading(let magnetic, let pitch, let roll, let accuracy):
+                            deliver(.heading(Heading(
+                                trueHeading: nil, magneticHeading: magnetic, headingAccuracy: accuracy, timestamp: Date(), source: name, kind: .compass,
+                                pitch: pitch, roll: roll
+                            )))
+                        case .refined(let refinement):
+                            status.calibration = refinement.current
+                            fusion.setAccuracy(status.headingAccuracy)
+                            refined(refinement, status: status, device: magnetometer.device)
+                        case .disturbanceBegan(let reason):
+                            let meanwhile = gyroscope.map { "\($0.device) carries the heading meanwhile (for at most \(Int(CompassFusion.gyroAloneLimit)) s)" }
+                                ?? "no gyroscope to carry the heading: the magnetometer's own meanwhile, its accuracy said as \(Int(CompassFusion.disturbedAccuracy))°"
+                            deliver(.fault(HeadingFault(
+                                code: .magneticDisturbance, source: name,
+                                reason: "\(magnetometer.device): the field is not the Earth's alone (a magnet or a motor near the compass?): \(reason); "
+                                    + meanwhile + "; the calibration is not refined until it is back"
+                            )))
+                        case .disturbanceEnded(let seconds):
+                            configuration.logger.notice(
+                                "\(name): \(magnetometer.device): the magnetic field is back within bounds after \(String(format: "%.1f", seconds)) s: the magnetometer is trusted again")
+                        case .referenceTaken(let reason, let inDisturbance):
+                            if inDisturbance {
+                                deliver(.fault(HeadingFault(code: .magneticDisturbance, source: name, reason: "\(magnetometer.device): " + reason)))
+                            } else {
+                                configuration.logger.notice("\(name): \(magnetometer.device): \(reason)")
+                            }
+                        case .gyroAloneLimitReached:
+                            deliver(.fault(HeadingFault(
+                                code: .magneticDisturbance, source: name,
+                                reason: "\(magnetometer.device): still disturbed after the gyroscope has carried the heading alone for "
+                                    + "\(Int(CompassFusion.gyroAloneLimit)) s, beyond which its drift is not known: no heading until the field is back "
+                                    + "(a magnet fixed to the boat for good is hard iron: calibrate again)"
+                            )))
+                        case .failure(let error):
+                            deliver(floods.admit(HeadingFault(code: .outOfRange, source: name, reason: error.description), at: now).map { .fault($0) })
                         }
-                        lastSample = now
-                        let heading = Heading(
-                            trueHeading: nil, magneticHeading: magneticHeading, headingAccuracy: accuracy, timestamp: Date(), source: name, kind: .compass,
-                            pitch: acceleration == nil ? nil : attitude.pitch, roll: acceleration == nil ? nil : attitude.roll
-                        )
-                        deliver(.heading(heading))
-                    } catch {
-                        filter.reset()
-                        deliver(floods.admit(HeadingFault(code: .outOfRange, source: name, reason: error.description), at: now).map { .fault($0) })
                     }
                 } catch where error.code == .malformedInput {
                     deliver(floods.admit(HeadingFault(code: .malformedInput, source: name, reason: error.reason), at: now).map { .fault($0) })
