@@ -5,10 +5,12 @@ import Foundation
 import HeadingKit
 
 /// The input's first byte chooses how the rest is read:
-/// - as an attribute's content: a number (finite, or refused) and a mount matrix (finite, or refused);
+/// - as an attribute's content: a number (finite, or refused), a mount matrix (finite, or refused)
+///   and a buffer's scan type (refused, or values read from the same bytes within its bits);
 /// - as an `iio:` URL: parsed or refused with a reason, never a trap; an orientation that parses is a rotation;
 /// - as six numbers (field and acceleration, each from 8 bytes): tilt compensation gives a heading
-///   on the circle and pitch and roll within ±90° and ±180°, or says why it cannot;
+///   on the circle and pitch and roll within ±90° and ±180°, or says why it cannot; and the
+///   disturbance watch judges the sample (twice: the second after the start) without a trap;
 /// - as a calibration file: read and checked (finite, symmetric, bounded) or refused, and what
 ///   it corrects stays finite.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -19,6 +21,17 @@ public func fuzzIIO(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     case 0:
         if let value = IIOValue.parse(bytes) { precondition(value.isFinite, "a number that is not finite: \(value)") }
         if let matrix = IIOValue.matrix(bytes) { precondition(matrix.isFinite, "a matrix that is not finite") }
+        if let type = try? IIOScanType(parsing: bytes) {
+            precondition([8, 16, 32, 64].contains(type.storageBits) && type.bits + type.shift <= type.storageBits, "type \(type)")
+            if let values = type.values(in: bytes, at: 0) {
+                precondition(values.count == type.repeats, "\(values.count) values of \(type.repeats)")
+                for value in values where type.bits < 64 {
+                    // Within its bits: all above them copies of the sign (signed), or none (unsigned).
+                    let above = type.isSigned ? value >> (type.bits - 1) : value >> type.bits
+                    precondition(above == 0 || (type.isSigned && above == -1), "\(value) from \(type)")
+                }
+            }
+        }
     case 1:
         if let endpoint = try? IIOEndpoint(parsing: String(decoding: bytes, as: UTF8.self)) {
             precondition(endpoint.rate.isFinite && endpoint.rate > 0, "rate \(endpoint.rate)")
@@ -45,6 +58,10 @@ public func fuzzIIO(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             precondition(attitude.heading >= 0 && attitude.heading < 360, "heading \(attitude.heading)")
             precondition(abs(attitude.pitch) <= 90 && abs(attitude.roll) <= 180, "pitch \(attitude.pitch), roll \(attitude.roll)")
         }
+        var detector = MagneticDisturbanceDetector(
+            calibration: MagnetometerCalibration(offset: .zero, mode: .ellipsoid, fieldStrength: 49, inclination: 66))
+        _ = detector.assess(field: field, acceleration: acceleration, gyroDisagreement: values[0], at: 0)
+        _ = detector.assess(field: field, acceleration: acceleration, gyroDisagreement: values[1], at: 3)
     }
     return 0
 }
