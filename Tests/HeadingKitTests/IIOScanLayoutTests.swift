@@ -6,7 +6,7 @@ import Testing
 
 /// The buffered interface's scan: each channel's type as the kernel writes it, and where it lies.
 struct IIOScanLayoutTests {
-    static func type(_ text: String) throws(IIOScanType.ParseError) -> IIOScanType { try IIOScanType(parsing: Array(text.utf8)) }
+    static func type(_ text: String) throws(IIOScanError) -> IIOScanType { try IIOScanType(parsing: Array(text.utf8)) }
 
     @Test func theKernelsFormsAreRead() throws {
         let example = try Self.type("le:s12/16>>4\n")
@@ -28,7 +28,7 @@ struct IIOScanLayoutTests {
         ("le:s12/16>>4\u{0}", "after the shift"),
     ])
     func anythingElseIsRefusedWithItsReason(_ text: String, _ reason: String) {
-        #expect(throws: IIOScanType.ParseError.self) { try Self.type(text) }
+        #expect(throws: IIOScanError.self) { try Self.type(text) }
         do { _ = try Self.type(text) } catch { #expect(error.reason.contains(reason), "\(error.reason)") }
     }
 
@@ -61,9 +61,9 @@ struct IIOScanLayoutTests {
 
     @Test func aLayoutThatCannotBeKnownIsRefused() throws {
         let axis = try Self.type("le:s16/16>>0")
-        #expect(throws: IIOScanLayout.LayoutError.self) { try IIOScanLayout([]) }
-        #expect(throws: IIOScanLayout.LayoutError.self) { try IIOScanLayout([("a", 0, axis), ("b", 0, axis)]) }
-        #expect(throws: IIOScanLayout.LayoutError.self) { try IIOScanLayout([("q", 0, try Self.type("le:s16/16X3>>0"))]) }
-        #expect(throws: IIOScanLayout.LayoutError.self) { try IIOScanLayout([("a", -1, axis)]) }
+        #expect(throws: IIOScanError.self) { try IIOScanLayout([]) }
+        #expect(throws: IIOScanError.self) { try IIOScanLayout([("a", 0, axis), ("b", 0, axis)]) }
+        #expect(throws: IIOScanError.self) { try IIOScanLayout([("q", 0, try Self.type("le:s16/16X3>>0"))]) }
+        #expect(throws: IIOScanError.self) { try IIOScanLayout([("a", -1, axis)]) }
     }
 }

@@ -19,14 +19,6 @@ public struct IIOScanLayout: Sendable, Hashable {
         public let offset: Int
     }
 
-    /// Why a layout was refused.
-    public struct LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
-        /// What is wrong.
-        public let reason: String
-        /// The reason.
-        public var description: String { reason }
-    }
-
     /// The channels, in scan order.
     public let channels: [Channel]
     /// The bytes of one scan.
@@ -34,23 +26,23 @@ public struct IIOScanLayout: Sendable, Hashable {
 
     /// Lays out the enabled channels.
     /// - Parameter enabled: Each channel's name, `_index` and type, in any order.
-    /// - Throws: ``LayoutError`` for no channel, an index used twice or out of range, or a
+    /// - Throws: ``IIOScanError`` for no channel, an index used twice or out of range, or a
     ///   channel whose length is not a power of two (a repeat of three: kernels have aligned it
     ///   differently).
-    public init(_ enabled: [(name: String, index: Int, type: IIOScanType)]) throws(LayoutError) {
-        guard !enabled.isEmpty, enabled.count <= 64 else { throw LayoutError(reason: "\(enabled.count) channels enabled (1 to 64 are read)") }
+    public init(_ enabled: [(name: String, index: Int, type: IIOScanType)]) throws(IIOScanError) {
+        guard !enabled.isEmpty, enabled.count <= 64 else { throw IIOScanError(reason: "\(enabled.count) channels enabled (1 to 64 are read)") }
         let ordered = enabled.sorted { $0.index < $1.index }
         var channels: [Channel] = []
         var bytes = 0
         var largest = 1
         for (position, channel) in ordered.enumerated() {
-            guard channel.index >= 0, channel.index < 1024 else { throw LayoutError(reason: "\(channel.name): index \(channel.index) (0 to 1023 are read)") }
+            guard channel.index >= 0, channel.index < 1024 else { throw IIOScanError(reason: "\(channel.name): index \(channel.index) (0 to 1023 are read)") }
             if position > 0, ordered[position - 1].index == channel.index {
-                throw LayoutError(reason: "\(ordered[position - 1].name) and \(channel.name) both have index \(channel.index)")
+                throw IIOScanError(reason: "\(ordered[position - 1].name) and \(channel.name) both have index \(channel.index)")
             }
             let length = channel.type.length
             guard length & (length - 1) == 0 else {
-                throw LayoutError(reason: "\(channel.name): \(length) bytes (\(channel.type)), not a power of two: its alignment is not known")
+                throw IIOScanError(reason: "\(channel.name): \(length) bytes (\(channel.type)), not a power of two: its alignment is not known")
             }
             bytes = (bytes + length - 1) / length * length
             channels.append(Channel(name: channel.name, index: channel.index, type: channel.type, offset: bytes))

@@ -26,22 +26,14 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
     /// How far the value is shifted left in its storage.
     public let shift: Int
 
-    /// Why a type was refused.
-    public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
-        /// What is wrong, naming the text.
-        public let reason: String
-        /// The reason.
-        public var description: String { reason }
-    }
-
     /// Reads a `_type` attribute's content (a trailing newline allowed).
     /// - Parameter bytes: The attribute's content.
-    /// - Throws: ``ParseError`` naming what is wrong.
-    public init(parsing bytes: some Collection<UInt8>) throws(ParseError) {
+    /// - Throws: ``IIOScanError`` naming what is wrong.
+    public init(parsing bytes: some Collection<UInt8>) throws(IIOScanError) {
         var text = Array(bytes.prefix(65))
         while let last = text.last, last == 0x0A || last == 0x20 { text.removeLast() }
         let shown = LogText.printable(String(decoding: text, as: UTF8.self), limit: 40)
-        func refuse(_ why: String) -> ParseError { ParseError(reason: "scan type '\(shown)': \(why); expected [be|le]:[s|u]BITS/STORAGE[XREPEAT][>>SHIFT], as le:s12/16>>4") }
+        func refuse(_ why: String) -> IIOScanError { IIOScanError(reason: "scan type '\(shown)': \(why); expected [be|le]:[s|u]BITS/STORAGE[XREPEAT][>>SHIFT], as le:s12/16>>4") }
         guard bytes.count <= 64, text.count >= 8 else { throw refuse("not one") }
         switch (text[0], text[1], text[2]) {
         case (UInt8(ascii: "l"), UInt8(ascii: "e"), UInt8(ascii: ":")): isBigEndian = false
