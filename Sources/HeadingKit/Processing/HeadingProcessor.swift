@@ -37,7 +37,7 @@ public import Combine
 /// Safety: `@unchecked Sendable` because its mutable state (`core`, `outputs`, `subscriptions`,
 /// `timer`, `scheduledDeadline`, `isRunning`) is read and written only while holding `lock`, an
 /// `NSLock` that is never held while a subscriber runs: outputs are queued in order under it and
-/// handed out after it is released (``HeadingBroadcast``).
+/// handed out after it is released (`HeadingBroadcast`).
 public final class HeadingProcessor: @unchecked Sendable {
     private let lock = NSLock()
     private var core: Core

@@ -38,7 +38,7 @@ public import Combine
 ///
 /// Safety: `@unchecked Sendable` because every stored `var` is read and written only while holding
 /// `lock`, an `NSLock` that is never held while a subscriber runs: events are queued in order under
-/// it and handed out after it is released (``HeadingBroadcast``), so a sink may call back into the
+/// it and handed out after it is released (`HeadingBroadcast`), so a sink may call back into the
 /// proxy (for example `disable()`) from any thread.
 public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     /// The default buffering of the async sequences: the newest 1024 events (over 100 s at
