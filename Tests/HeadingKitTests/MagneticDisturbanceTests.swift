@@ -35,7 +35,8 @@ struct MagneticDisturbanceTests {
     /// pitching ±3°; a field `disturbance` (µT, the device's frame, fixed to it) from `start` to `end`.
     static func run(
         site: (name: String, latitude: Double, longitude: Double) = CalibrationSites.all[0], gyro: Bool = true, gyroBias: Double = 0.2, disturbance: Vector3 = Vector3(x: 30, y: 0, z: 0), start: Double = 40, end: Double = 50,
-        duration: Double = 90, rate: Double = 4, seaway: Bool = true, bounds: MagneticDisturbanceDetector.Bounds = .init()
+        duration: Double = 90, rate: Double = 4, seaway: Bool = true, flapping: (on: Double, period: Double)? = nil, also: ClosedRange<Double>? = nil,
+        bounds: MagneticDisturbanceDetector.Bounds = .init()
     ) throws -> (Run, MagnetometerCalibration) {
         let home = CalibrationSites.field(CalibrationSites.all[0])
         var sensor = SimulatedMagnetometer(field: home, noise: 0.2, accelerationNoise: 0.02, seed: 5)
@@ -53,7 +54,11 @@ struct MagneticDisturbanceTests {
             let roll = seaway ? 10 * sin(2 * .pi * time / 6) : 0
             let pitch = seaway ? 3 * sin(2 * .pi * time / 4.5) : 0
             var reading = sensor.reading(heading: heading, pitch: pitch, roll: roll)
-            if time >= start, time < end { reading.field = reading.field + disturbance }
+            if time >= start, time < end, flapping.map({ (time - start).truncatingRemainder(dividingBy: $0.period) < $0.on }) ?? true {
+                reading.field = reading.field + disturbance
+            } else if let also, also.contains(time) {
+                reading.field = reading.field + disturbance
+            }
             // The turn about the world's up, seen in the device's frame, plus the gyro's bias about its Z and a little noise.
             let toDevice = SimulatedMagnetometer.rotation(heading: heading, pitch: pitch, roll: roll).transposed
             let turn = toDevice * Vector3(x: 0, y: 0, z: -rate * .pi / 180)
@@ -152,5 +157,16 @@ struct MagneticDisturbanceTests {
         let rebased = try #require(run.taken.last)
         #expect(rebased.inDisturbance && rebased.time >= 170 && rebased.time < 172, "\(rebased)")
         #expect(run.rms((rebased.time + 5)...220) <= 1, "RMS \(run.rms((rebased.time + 5)...220))° after")
+    }
+
+    @Test func aMotorSwitchedOnAndOffEveryFewSecondsIsOneFaultAndTheNextSaysHowManyWereCounted() throws {
+        // On for 1 s of every 4 from 20 to 80 s; once more from 150 to 155 s, a minute and more after.
+        let (run, _) = try Self.run(start: 20, end: 80, duration: 170, flapping: (1, 4), also: 150...155)
+        print("flapping: \(run.began.count) raised (\(run.began.last?.reason ?? "")), \(run.ended.count) ends said; p95 \(run.percentile95(20...80))°")
+        #expect(run.began.count == 2, "\(run.began.map(\.time))")
+        #expect(run.began.first.map { $0.time < 21 } == true)
+        #expect(run.began.last.map { $0.time >= 150 && $0.time < 151 && $0.reason.contains("after 14 more") } == true, "\(run.began.last.map { "\($0)" } ?? "")")
+        #expect(run.ended.count == 2, "the ends of the two raised, no other: \(run.ended)")
+        #expect(run.percentile95(20...80) <= 3, "p95 \(run.percentile95(20...80))°")
     }
 }

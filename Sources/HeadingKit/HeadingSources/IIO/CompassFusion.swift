@@ -26,6 +26,10 @@ package struct CompassFusion: Sendable {
     /// The accuracy of a magnetometer's own heading in a disturbance, degrees: 90 (a magnet as
     /// strong as the Earth's horizontal field turns the heading anywhere).
     package static let disturbedAccuracy = 90.0
+    /// How long after a disturbance ends a new one is counted rather than raised, seconds: 60 (a
+    /// motor switched on and off every few seconds is one fault, not one every few seconds). Each
+    /// end starts it again; the next one raised says how many were counted.
+    package static let quietAfterEnd = 60.0
 
     /// What one sample gave.
     package enum Output: Sendable {
@@ -61,6 +65,12 @@ package struct CompassFusion: Sendable {
     /// the magnetometer is trusted, held while it is not.
     private var anchor: (heading: Double, time: Double)?
     private var turned = 0.0
+    /// Until when a new disturbance is counted rather than raised.
+    private var quietUntil: Double?
+    /// Disturbances counted, not raised, since the last one raised.
+    private var unraised = 0
+    /// Whether the disturbance under way was raised (its end is then said).
+    private var raised = false
 
     /// How long the gyro's measure looks back while the magnetometer is trusted, seconds: 0.5. A
     /// disturbance's onset turns the magnetometer's heading in one sample; a gyro that disagrees
@@ -136,9 +146,22 @@ package struct CompassFusion: Sendable {
             anchor = (attitude.heading, time)
             turned = 0
         }
-        if let reason = assessment.began { outputs.append(.disturbanceBegan(reason)) }
+        if let reason = assessment.began {
+            raised = quietUntil.map { time >= $0 } ?? true
+            if raised {
+                let counted = unraised == 0 ? "" : " (after \(unraised) more within a minute of one another, counted, not raised one by one)"
+                unraised = 0
+                outputs.append(.disturbanceBegan(reason + counted))
+            } else {
+                unraised += 1
+            }
+        }
         if let taken = assessment.referenceTaken { outputs.append(.referenceTaken(taken, inDisturbance: assessment.referenceTakenInDisturbance)) }
-        if let seconds = assessment.endedAfter, !assessment.referenceTakenInDisturbance { outputs.append(.disturbanceEnded(seconds)) }
+        if let seconds = assessment.endedAfter {
+            quietUntil = time + Self.quietAfterEnd
+            if raised, !assessment.referenceTakenInDisturbance { outputs.append(.disturbanceEnded(seconds)) }
+            raised = false
+        }
         let pitch = acceleration == nil ? nil : attitude.pitch
         let roll = acceleration == nil ? nil : attitude.roll
         if assessment.trustsMagnetometer {
