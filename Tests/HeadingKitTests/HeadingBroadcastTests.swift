@@ -142,14 +142,14 @@ struct HeadingBroadcastTests {
         defer { subscription.cancel() }
         let total = HeadingBroadcast.queueLimit + 500
         let sent = Recorder<Int>()
+        let lock = NSLock()  // the sender's own, as an owner's
         Thread {  // delivers the first event, and is stuck there
             broadcast.send(Self.numbered(0))
         }.start()
         Thread {
             stuck.wait()
             for index in 1..<total {
-                broadcast.waitForRoom()
-                broadcast.send(Self.numbered(index))
+                broadcast.sending(under: lock) { broadcast.enqueue(Self.numbered(index)) }
                 sent.record(index)
             }
         }.start()

@@ -169,4 +169,15 @@ struct MagneticDisturbanceTests {
         #expect(run.ended.count == 2, "the ends of the two raised, no other: \(run.ended)")
         #expect(run.percentile95(20...80) <= 3, "p95 \(run.percentile95(20...80))°")
     }
+
+    @Test func aClockThatDoesNotMoveThenMovesTakesTheStartsFieldAndNothingTraps() {
+        var detector = MagneticDisturbanceDetector(calibration: nil)
+        let field = Vector3(x: 0, y: 20, z: -45)
+        let down = Vector3(x: 0, y: 0, z: 9.80665)
+        for _ in 0..<100_000 { _ = detector.assess(field: field, acceleration: down, gyroDisagreement: nil, at: 5) }
+        let after = detector.assess(field: field, acceleration: down, gyroDisagreement: nil, at: 8)
+        #expect(after.referenceTaken != nil, "the start's field, from the samples kept, is taken")
+        #expect(after.trustsMagnetometer)
+        for time in [Double.nan, .infinity, -1] { _ = detector.assess(field: field, acceleration: down, gyroDisagreement: .nan, at: time) }
+    }
 }

@@ -103,6 +103,8 @@ public struct MagneticDisturbanceDetector: Sendable, Hashable {
     private var firstTime: Double?
     private var lastTime: Double?
     private var startupSamples: [Measures] = []
+    /// The most samples of the start kept: 2 s at the IIO source's highest rate (200 Hz) is 400.
+    private static let maximumStartupSamples = 1_000
     private var startupDone = false
     private var beyondSince: Double?
     private var disturbedSince: Double?
@@ -155,7 +157,8 @@ public struct MagneticDisturbanceDetector: Sendable, Hashable {
             startupDone = true
             assessment.referenceTaken = takeStartupReference()
         }
-        if starting { startupSamples.append(measures) }
+        // Bounded: a caller whose clock does not move (or a rate far above 200 Hz) keeps the first ones.
+        if starting, startupSamples.count < Self.maximumStartupSamples { startupSamples.append(measures) }
         let excess = excess(of: starting ? Measures() : measures, gyroDisagreement: gyroDisagreement)
 
         if let since = disturbedSince {

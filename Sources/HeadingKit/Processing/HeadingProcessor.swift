@@ -187,8 +187,7 @@ public final class HeadingProcessor: @unchecked Sendable {
     }
 
     private func receive(_ event: HeadingEvent, from index: Int) {
-        broadcast.waitForRoom()
-        let deliver: Bool = lock.withLock {
+        broadcast.sending(under: lock) {
             guard isRunning else { return false }
             outputs.removeAll(keepingCapacity: true)
             core.receive(event, from: index, at: now(), into: &outputs)
@@ -197,14 +196,12 @@ public final class HeadingProcessor: @unchecked Sendable {
             scheduleTimer()
             return deliver
         }
-        if deliver { broadcast.drain() }
     }
 
     /// A batch (a flat-out replay's headings): the core takes each in turn, and the outputs go
     /// on as one batch, timed at one reading of the clock.
     private func receive(contentsOf events: [HeadingEvent], from index: Int) {
-        broadcast.waitForRoom()
-        let deliver: Bool = lock.withLock {
+        broadcast.sending(under: lock) {
             guard isRunning else { return false }
             // The reused array is taken out and put back: one access to it (and one to the
             // core) for the batch, not one per heading.
@@ -217,12 +214,10 @@ public final class HeadingProcessor: @unchecked Sendable {
             scheduleTimer()
             return deliver
         }
-        if deliver { broadcast.drain() }
     }
 
     private func timerFired() {
-        broadcast.waitForRoom()
-        let deliver: Bool = lock.withLock {
+        broadcast.sending(under: lock) {
             guard isRunning else { return false }
             scheduledDeadline = nil
             var deliver = false
@@ -230,12 +225,11 @@ public final class HeadingProcessor: @unchecked Sendable {
             scheduleTimer()
             return deliver
         }
-        if deliver { broadcast.drain() }
     }
 
     /// Queues one output for the subscribers, as ``delivery`` says. Called with `lock` held, so
-    /// outputs keep their order; the caller calls `broadcast.drain()` after releasing the lock
-    /// when this returns `true`.
+    /// outputs keep their order (in `broadcast.sending(under:_:)`'s body, which delivers when this
+    /// returns `true`).
     private func send(_ output: HeadingEvent) -> Bool {
         if delivery.isImmediate { return broadcast.enqueue(output) }
         delivery.perform { [broadcast] in broadcast.send(output) }

@@ -1,7 +1,7 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 import Synchronization
 
 #if canImport(Combine)
@@ -15,8 +15,8 @@ package import Combine
 /// headingd's fan-out), in one order, with no lock held while a subscriber runs.
 ///
 /// The owner decides what to send under its own lock and puts it in the broadcast's queue there
-/// (``enqueue(_:ticket:)``), so the queue's order is the order of the owner's decisions; then,
-/// with its lock released, it calls ``drain()``. One thread at a time delivers: the first to find
+/// (``sending(under:_:)``, whose body calls ``enqueue(_:ticket:)``), so the queue's order is the
+/// order of the owner's decisions; the events are delivered once its lock is released. One thread at a time delivers: the first to find
 /// nobody delivering takes the queue's events one by one, each to a copy of the subscriber list
 /// taken as its turn comes, until the queue is empty. An event sent meanwhile from another thread
 /// is queued behind, and one sent from inside a subscriber is delivered after the current event
@@ -27,8 +27,8 @@ package import Combine
 /// begun on one thread still reaches the subscribers after it when another thread cancels a
 /// subscription or disables the owner meanwhile; everything after that event honours them.
 ///
-/// The queue is bounded: a thread with an event to send waits (``waitForRoom()``, before it takes
-/// its owner's lock) while ``queueLimit`` events wait for another thread's delivery. The thread
+/// The queue is bounded: a thread with an event to send waits (before it takes its owner's lock)
+/// while ``queueLimit`` events wait for another thread's delivery. The thread
 /// that delivers, and a subscriber sending from inside a delivery, never wait.
 ///
 /// Safety: `@unchecked Sendable` because `subscribers`, `nextID`, `queue`, `head`, `deliverer`,
@@ -194,9 +194,31 @@ package final class HeadingBroadcast: @unchecked Sendable {
 
     // MARK: Sending
 
-    /// Waits while ``queueLimit`` events wait for another thread's delivery. Call it before
-    /// taking the owner's lock; it returns at once on the delivering thread.
-    package func waitForRoom() {
+    /// The one way an owner sends: waits for room in the queue (before its lock), runs `decide`
+    /// under `lock` — where the owner decides and queues with ``enqueue(_:ticket:)`` — and, once
+    /// the lock is released, delivers when this thread is the one to.
+    /// - Parameters:
+    ///   - lock: The owner's lock.
+    ///   - decide: What happens under it: a result, and whether an `enqueue` returned `true`.
+    /// - Returns: `decide`'s result.
+    package func sending<Result>(under lock: NSLock, _ decide: () -> (result: Result, deliver: Bool)) -> Result {
+        waitForRoom()
+        let (result, deliver) = lock.withLock(decide)
+        if deliver { drain() }
+        return result
+    }
+
+    /// ``sending(under:_:)`` for a decision with no result but whether to deliver.
+    /// - Parameters:
+    ///   - lock: The owner's lock.
+    ///   - decide: What happens under it; returns whether an `enqueue` returned `true`.
+    package func sending(under lock: NSLock, _ decide: () -> Bool) {
+        sending(under: lock) { ((), decide()) }
+    }
+
+    /// Waits while ``queueLimit`` events wait for another thread's delivery; at once on the
+    /// delivering thread.
+    private func waitForRoom() {
         guard queued.load(ordering: .relaxed) >= Self.queueLimit else { return }
         condition.withLock {
             while let deliverer, pthread_equal(deliverer, pthread_self()) == 0, queue.count - head >= Self.queueLimit {
@@ -207,8 +229,8 @@ package final class HeadingBroadcast: @unchecked Sendable {
         }
     }
 
-    /// Queues one event. Call it under the owner's lock, then ``drain()`` after releasing it
-    /// when this returns `true`.
+    /// Queues one event. Call it in ``sending(under:_:)``'s body, which delivers when this
+    /// returns `true`.
     /// - Parameters:
     ///   - event: The event.
     ///   - ticket: The generation it belongs to, or `nil` to deliver it whatever happens.
@@ -218,7 +240,7 @@ package final class HeadingBroadcast: @unchecked Sendable {
     }
 
     /// Queues a batch, delivered one event at a time to the publisher and as one to the other
-    /// subscribers. Call it under the owner's lock, then ``drain()`` when this returns `true`.
+    /// subscribers. Call it in ``sending(under:_:)``'s body.
     /// - Parameters:
     ///   - events: The events, oldest first.
     ///   - ticket: The generation they belong to, or `nil`.
@@ -256,9 +278,9 @@ package final class HeadingBroadcast: @unchecked Sendable {
         if enqueue(contentsOf: events, ticket: ticket) { drain() }
     }
 
-    /// Delivers the queue's events until it is empty. Call it, with no lock held, when
-    /// ``enqueue(_:ticket:)`` returned `true`.
-    package func drain() {
+    /// Delivers the queue's events until it is empty; with no lock held, on the thread whose
+    /// `enqueue` returned `true`.
+    private func drain() {
         while true {
             let turn: (Item, [Subscriber])? = condition.withLock {
                 guard head < queue.count else {

@@ -121,8 +121,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         case .startSource:
             source.start()
         case .reportRefusal(let fault):
-            broadcast.waitForRoom()
-            if lock.withLock({ publish(.fault(fault)) }) { broadcast.drain() }
+            broadcast.sending(under: lock) { publish(.fault(fault)) }
         }
     }
 
@@ -240,12 +239,10 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     ///   - source: The reporting source.
     ///   - heading: The heading.
     public func headingSource(_ source: any HeadingSource, didUpdate heading: Heading) {
-        broadcast.waitForRoom()
-        let deliver = lock.withLock {
+        broadcast.sending(under: lock) {
             guard machine.shouldDeliver(heading) else { return false }
             return publish(.heading(heading))
         }
-        if deliver { broadcast.drain() }
     }
 
     /// Delivers the headings that pass ``headingFilter`` to every subscriber, oldest first, if the
@@ -255,8 +252,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     ///   - source: The reporting source.
     ///   - headings: The headings, oldest first.
     public func headingSource(_ source: any HeadingSource, didUpdateHeadings headings: [Heading]) {
-        broadcast.waitForRoom()
-        let deliver: Bool = lock.withLock {
+        broadcast.sending(under: lock) {
             // The reused array is taken out and put back, and the state machine admits the
             // batch in one call: one run-time exclusivity check each, not one per heading.
             var admitted: [HeadingEvent] = []
@@ -271,7 +267,6 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
             delivery.perform { [broadcast] in broadcast.send(contentsOf: events, ticket: ticket) }
             return false
         }
-        if deliver { broadcast.drain() }
     }
 
     /// Delivers the fault to every subscriber if the proxy is enabled. The stream goes on. A
@@ -280,12 +275,10 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     ///   - source: The reporting source.
     ///   - fault: What went wrong.
     public func headingSource(_ source: any HeadingSource, didFailWith fault: HeadingFault) {
-        broadcast.waitForRoom()
-        let deliver = lock.withLock {
+        broadcast.sending(under: lock) {
             guard machine.shouldDeliver(fault) else { return false }
             return publish(.fault(fault))
         }
-        if deliver { broadcast.drain() }
     }
 
     /// Records and publishes the new status, and starts the source if it was waiting for authorization.
@@ -299,17 +292,15 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     // MARK: Delivery
 
     private func applyAuthorization(_ status: HeadingAuthorizationStatus) {
-        broadcast.waitForRoom()
-        let (start, stop, deliver): (Bool, Bool, Bool) = lock.withLock {
+        let (start, stop): (Bool, Bool) = broadcast.sending(under: lock) {
             defer { noteGenerations() }
             guard case .publish(let status, let refusal, let start, let stop) = machine.authorizationChanged(to: status) else {
-                return (false, false, false)
+                return ((false, false), false)
             }
             var deliver = publish(.authorizationChanged(status))
             if let refusal { deliver = publish(.fault(refusal)) || deliver }
-            return (start, stop, deliver)
+            return ((start, stop), deliver)
         }
-        if deliver { broadcast.drain() }
         // Outside the lock, as for disable(): a source thread delivering an event needs the lock.
         if stop { source.stop() }
         if start { source.start() }
@@ -322,8 +313,8 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     }
 
     /// Queues one event for every subscriber, as ``delivery`` says. Called with `lock` held, so
-    /// events never overtake each other; the caller calls `broadcast.drain()` after releasing the
-    /// lock when this returns `true`. A heading or fault queued before a ``disable()`` is dropped
+    /// events never overtake each other (in `broadcast.sending(under:_:)`'s body, which delivers
+    /// when this returns `true`). A heading or fault queued before a ``disable()`` is dropped
     /// when its turn comes, and a heading queued before a refusal (`denied`, `restricted`); the
     /// faults queued before a refusal are delivered, before it, since they say why. An
     /// authorization change is state, and always delivered.

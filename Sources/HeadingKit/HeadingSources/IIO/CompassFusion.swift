@@ -51,7 +51,7 @@ package struct CompassFusion: Sendable {
     }
 
     /// The calibration in force.
-    package private(set) var calibration: MagnetometerCalibration?
+    private var calibration: MagnetometerCalibration?
     private var refiner: CalibrationRefiner?
     private let orientation: Matrix3
     private var accuracy: Double
@@ -98,16 +98,6 @@ package struct CompassFusion: Sendable {
     /// The accuracy of a trusted heading, after a refinement (the source's status says it).
     /// - Parameter accuracy: Degrees.
     package mutating func setAccuracy(_ accuracy: Double) { self.accuracy = accuracy }
-
-    /// Forgets the heading and any disturbance: the devices were lost.
-    package mutating func reset() {
-        filter.reset()
-        detector.reset()
-        lastTime = nil
-        coastingSince = nil
-        limitReported = false
-        anchor = nil
-    }
 
     /// Takes one sample.
     /// - Parameters:
