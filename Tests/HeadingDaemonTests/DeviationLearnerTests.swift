@@ -22,7 +22,7 @@ struct DeviationLearnerTests {
         let processor = HeadingProcessor(inputs: [(proxy, .init())], delivery: .immediate, clock: TestClock())
         let learner = DeviationLearner(
             source: "iio", index: 0, processor: processor, position: nil, stateDirectory: StateDirectory(path: nil), logger: Logger(label: "test"))
-        let subscriptions = learner.attach(compass: proxy, others: [])
+        let subscriptions = learner.attach()
         defer { for subscription in subscriptions { subscription.cancel() } }
         proxy.enable()
         func send(_ heading: Double, accuracy: Double, at second: Double) {

@@ -102,8 +102,11 @@ final class HeadingMetrics: Sendable {
         reloadSuccesses = registry.counter(name: "headingd_reloads_total", labels: [("result", "success")], help: "SIGHUP reloads, by result")
         reloadFailures = registry.counter(name: "headingd_reloads_total", labels: [("result", "failure")], help: "SIGHUP reloads, by result")
         latency = registry.makeDurationHistogram(
-            name: "headingd_heading_latency_seconds", buckets: Self.latencyBuckets,
-            help: "From a live heading's bytes read to headingd's consumers"
+            descriptor: MetricNameDescriptor(
+                metricName: "headingd_heading_latency_seconds", unitName: "",
+                helpText: "From a live heading's bytes read to headingd's consumers"
+            ),
+            buckets: Self.latencyBuckets
         )
     }
 
@@ -178,18 +181,19 @@ final class HeadingMetrics: Sendable {
         (succeeded ? reloadSuccesses : reloadFailures).increment()
     }
 
-    /// Counts `proxy`'s headings, per batch, until the returned value is cancelled (the
-    /// pipeline's end).
-    func count(_ proxy: HeadingProxy) -> AnyCancellable {
-        let name = proxy.source.name
+    /// Counts the headings of the processor's source at `index`, per batch, until the returned
+    /// value is cancelled (the pipeline's end).
+    func count(sourceAt index: Int, of processor: HeadingProcessor) -> AnyCancellable {
+        let heard = processor.sources[index]
+        let name = heard.name
         let metrics = source(name)
         // Live sources stamp headings with the time their bytes were read; a replay's carry the recording's.
-        if proxy.source is StreamHeadingSource || proxy.source is GPSDHeadingSource {
+        if heard is StreamHeadingSource || heard is GPSDHeadingSource {
             state.withLock { _ = $0.liveSources.insert(name) }
         }
-        if let reporting = proxy.source as? any CalibrationReporting {
+        if let reporting = heard as? any CalibrationReporting {
             state.withLock { $0.calibrationSources[name] = reporting }
-            let stage = count(proxy, metrics)
+            let stage = count(index, of: processor, metrics)
             return AnyCancellable { [self] in
                 stage.cancel()
                 state.withLock { state in
@@ -197,21 +201,21 @@ final class HeadingMetrics: Sendable {
                 }
             }
         }
-        if let counting = proxy.source as? any LineCountingSource {
+        if let counting = heard as? any LineCountingSource {
             // Each result shows from the start, at 0, so that a rate of malformed lines has a series.
             for (result, _) in LineCounts().byResult { _ = lines(name, result) }
             state.withLock { $0.lineSources[name] = LineSource(source: counting) }
-            let stage = count(proxy, metrics)
+            let stage = count(index, of: processor, metrics)
             return AnyCancellable { [self] in
                 stage.cancel()
                 addLines(forgetting: ObjectIdentifier(counting))  // its last lines counted, then let go
             }
         }
-        return count(proxy, metrics)
+        return count(index, of: processor, metrics)
     }
 
-    private func count(_ proxy: HeadingProxy, _ metrics: SourceMetrics) -> AnyCancellable {
-        proxy.addStage({ event in
+    private func count(_ index: Int, of processor: HeadingProcessor, _ metrics: SourceMetrics) -> AnyCancellable {
+        processor.addSourceStage(at: index, { event in
             guard case .heading(let heading) = event else { return }
             metrics.headings.increment()
             metrics.lastHeading.set(to: heading.timestamp.timeIntervalSince1970)

@@ -125,22 +125,25 @@ final class DeviationLearner: Sendable {
     /// The compass headings the fitter holds.
     var compassHeadings: Int { state.withLock { $0.fitter.compassCount } }
 
-    /// Hears the compass and the other sources until the returned values are cancelled.
-    /// - Parameters:
-    ///   - compass: The compass's proxy.
-    ///   - others: The other sources' proxies, in order: the reference is the first heard giving a true heading.
-    func attach(compass: HeadingProxy, others: [HeadingProxy]) -> [AnyCancellable] {
-        [compass.publisher.sink { [self] event in
-            switch event {
-            case .heading(let heading): hearCompass(heading)
-            case .fault(let fault) where fault.code == .magneticDisturbance: hearDisturbance()
-            default: break
+    /// Hears the compass (the processor's source at the learner's index) and the processor's
+    /// other sources until the returned values are cancelled: the reference is the first of the
+    /// others heard giving a true heading.
+    func attach() -> [AnyCancellable] {
+        processor.sources.indices.map { index in
+            if index == self.index {
+                return processor.addSourceStage(at: index) { [self] event in
+                    switch event {
+                    case .heading(let heading): hearCompass(heading)
+                    case .fault(let fault) where fault.code == .magneticDisturbance: hearDisturbance()
+                    default: break
+                    }
+                }
             }
-        }]
-            + others.map { proxy in
-                let name = proxy.source.name
-                return proxy.publisher.sink { [self] event in if case .heading(let heading) = event { hearReference(heading, from: name) } }
+            let name = processor.sources[index].name
+            return processor.addSourceStage(at: index) { [self] event in
+                if case .heading(let heading) = event { hearReference(heading, from: name) }
             }
+        }
     }
 
     private func hearReference(_ heading: Heading, from name: String) {

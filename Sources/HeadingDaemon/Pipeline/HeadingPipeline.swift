@@ -98,11 +98,7 @@ struct HeadingPipeline {
         processor.start()
         defer { processor.stop() }
         // Before the proxies are enabled (a service of the group): the learners hear every heading.
-        let learning = proxies.indices.flatMap { index in
-            deviationLearners[proxies[index].source.name].map { learner in
-                learner.attach(compass: proxies[index], others: proxies.indices.filter { $0 != index }.map { proxies[$0] })
-            } ?? []
-        }
+        let learning = deviationLearners.values.flatMap { $0.attach() }
         defer { learning.forEach { $0.cancel() } }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

@@ -49,7 +49,8 @@ struct PipelineRunner: Sendable {
         // One set of metrics for the process: counters only grow, across reloads.
         let metrics = HeadingMetrics(version: Headingd.version)
         let board = StatusBoard(version: Headingd.version)
-        // Every consumer but the stdout log hears the processor through one typed stage (issue 38).
+        // Every consumer but the stdout log hears the processor through one typed stage (the fan-out);
+        // the stdout log observes the notification center, which the library promises its users.
         let fanOut = HeadingFanOut()
         // The outputs outlive a reload when their settings do not change.
         let outputs = OutputSet(metrics: metrics, status: board, fanOut: fanOut, logger: logger)
@@ -73,19 +74,21 @@ struct PipelineRunner: Sendable {
             }
             let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, shutdown: shutdown, fanOut: fanOut, logger: logger)
             // Metrics only when they are served: otherwise nothing on the heading path.
-            let counting = current.metricsEnabled ? pipeline.proxies.map(metrics.count) : []
+            let processor = pipeline.processor
+            let sources = processor.sources.indices
+            let counting = current.metricsEnabled ? sources.map { metrics.count(sourceAt: $0, of: processor) } : []
             let observation = current.metricsEnabled ? metrics.observe(fanOut) : nil
             // The status board likewise, only when the status service runs.
             if current.statusEnabled {
-                let calibrations = pipeline.proxies.reduce(into: [String: any CalibrationReporting]()) { all, proxy in
-                    if let reporting = proxy.source as? any CalibrationReporting { all[proxy.source.name] = reporting }
+                let calibrations = processor.sources.reduce(into: [String: any CalibrationReporting]()) { all, source in
+                    if let reporting = source as? any CalibrationReporting { all[source.name] = reporting }
                 }
                 board.configure(
-                    sources: pipeline.proxies.map(\.source.name), staleAfter: current.staleAfter, calibrations: calibrations,
+                    sources: processor.sources.map(\.name), staleAfter: current.staleAfter, calibrations: calibrations,
                     deviations: pipeline.deviationLearners
                 )
             }
-            let statusCounting = current.statusEnabled ? pipeline.proxies.map(board.count) : []
+            let statusCounting = current.statusEnabled ? sources.map { board.count(sourceAt: $0, of: processor) } : []
             let statusObservation = current.statusEnabled ? board.observe(fanOut) : nil
             do {
                 try await pipeline.run(reloader: reloader, notifySocket: notifySocket, shutdown: shutdown, logger: logger)

@@ -91,10 +91,11 @@ final class StatusBoard: Sendable {
         }
     }
 
-    /// Counts `proxy`'s headings, per batch, until the returned value is cancelled.
-    func count(_ proxy: HeadingProxy) -> AnyCancellable {
-        let name = proxy.source.name
-        return proxy.addStage({ [self] event in
+    /// Counts the headings of the processor's source at `index`, per batch, until the returned
+    /// value is cancelled.
+    func count(sourceAt index: Int, of processor: HeadingProcessor) -> AnyCancellable {
+        let name = processor.sources[index].name
+        return processor.addSourceStage(at: index, { [self] event in
             if case .heading = event { delivered(1, by: name) }
         }, batch: { [self] events in
             var count: Int64 = 0

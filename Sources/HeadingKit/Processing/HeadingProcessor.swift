@@ -259,6 +259,31 @@ public final class HeadingProcessor: @unchecked Sendable {
         broadcast.add(receive, batch: receiveBatch)
     }
 
+    /// The sources, in priority order (``Installation`` order): what ``addSourceStage(at:_:batch:)``'s
+    /// index counts.
+    package var sources: [any HeadingSource] { proxies.map(\.source) }
+
+    /// Calls `receive` with every event the source at `index` gives the processor (its proxy's
+    /// events: every heading, fault and change of authorization, before the processor chooses),
+    /// in the same turn, until the returned value is cancelled: how headingd's per-source consumers
+    /// (metrics, the status board, a deviation learner) hear a source, so that everything headingd
+    /// takes from the heading path it takes from the processor.
+    ///
+    /// The events are the proxy's, by the proxy's own broadcast: no hop is added, and they come
+    /// whether or not the processor runs.
+    /// - Parameters:
+    ///   - index: The source's place in ``sources``.
+    ///   - receive: Called with each event, in order.
+    ///   - receiveBatch: Called with each batch (from a flat-out replay), oldest first; by default
+    ///     `receive` with each in turn.
+    /// - Returns: A cancellable that stops the calls.
+    package func addSourceStage(
+        at index: Int, _ receive: @escaping @Sendable (HeadingEvent) -> Void,
+        batch receiveBatch: (@Sendable ([HeadingEvent]) -> Void)? = nil
+    ) -> AnyCancellable {
+        proxies[index].addStage(receive, batch: receiveBatch)
+    }
+
     /// Wakes at the core's next deadline: only an earlier deadline replaces a scheduled one; a
     /// wake for a deadline that has moved later ticks for nothing and schedules the next.
     /// Called with `lock` held.
