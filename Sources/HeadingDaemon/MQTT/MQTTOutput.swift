@@ -19,11 +19,6 @@ import Synchronization
 /// and retried (exponential backoff with jitter, 1 s to 60 s), never a reason to stop headings.
 final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer, Sendable {
     /// Why the output could not be opened.
-    struct OpenError: OutputOpenError {
-        let reason: String
-        var description: String { "MQTT output: \(reason)" }
-    }
-
     /// What to publish, where.
     struct Configuration: Sendable {
         let settings: MQTTSettings
@@ -104,19 +99,19 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
     }
 
     /// The password: from `password_file`, else systemd's credential `mqtt-password`, else none.
-    private func password() throws(OpenError) -> String? {
+    private func password() throws(OutputOpenError) -> String? {
         let path = configuration.settings.passwordFile
             ?? configuration.credentialsDirectory.map { "\($0)/mqtt-password" }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
         guard let path else { return nil }
         guard let data = FileManager.default.contents(atPath: path), data.count <= 65_536, let text = String(data: data, encoding: .utf8) else {
-            throw OpenError(reason: "cannot read the password from \(path)")
+            throw OutputOpenError.cannotOpen("MQTT output", "cannot read the password from \(path)")
         }
         return text.trimmingCharacters(in: .newlines)
     }
 
     /// Reads the password, opens the journal and makes the client: before the pipeline runs, so
     /// that a wrong file ends headingd with its reason.
-    func open() throws(OpenError) {
+    func open() throws(OutputOpenError) {
         let password = try password()
         let journalPath = configuration.settings.journal ?? configuration.stateDirectory.file("mqtt-journal.sqlite")
         let journal: MQTTJournal
@@ -124,7 +119,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
             // A damaged file is moved aside, an unwritable directory means memory: never a reason to stop.
             journal = try SQLiteStore.opening(path: journalPath, what: "MQTT journal", logger: logger) { try MQTTJournal(path: $0) }.store
         } catch {
-            throw OpenError(reason: "cannot open the journal \(journalPath ?? "in memory"): \(error)")
+            throw OutputOpenError.cannotOpen("MQTT output", "cannot open the journal \(journalPath ?? "in memory"): \(error)")
         }
         if journalPath == nil {
             logger.notice("MQTT: no state directory: the journal is in memory, and fault changes not yet published are lost if headingd stops")
@@ -134,7 +129,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
         client.username = configuration.settings.username
         client.password = password
         if configuration.broker.usesTLS {
-            guard let ca = configuration.settings.caFile else { throw OpenError(reason: "\(configuration.broker) needs ca_file (the CA that signs the broker's certificate)") }
+            guard let ca = configuration.settings.caFile else { throw OutputOpenError.cannotOpen("MQTT output", "\(configuration.broker) needs ca_file (the CA that signs the broker's certificate)") }
             client.tls = MosquittoClient.TLS(caFile: ca, certificateFile: configuration.settings.certificateFile, keyFile: configuration.settings.keyFile)
         }
         client.will = MosquittoClient.Message(
@@ -148,7 +143,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
             }
             journalDepth?.set(to: Double((try? journal.count()) ?? 0))
         } catch {
-            throw OpenError(reason: "\(configuration.broker): \(error)")
+            throw OutputOpenError.cannotOpen("MQTT output", "\(configuration.broker): \(error)")
         }
     }
 

@@ -53,9 +53,9 @@ final class HTTPOutput: Service, Sendable {
     }
 
     /// Checks that the address can be listened on, before the pipeline runs.
-    /// - Throws: ``ListenError`` naming the address and the system's reason.
-    func bind() async throws(ListenError) {
-        if let reason = configuration.address.bindProbe() { throw ListenError(output: "HTTP listener", address: configuration.address, reason: reason) }
+    /// - Throws: ``OutputOpenError`` naming the address and the system's reason.
+    func bind() async throws(OutputOpenError) {
+        if let reason = configuration.address.bindProbe() { throw OutputOpenError.cannotListen("HTTP listener", on: configuration.address, reason) }
     }
 
     /// Serves until shutdown.
@@ -85,7 +85,7 @@ final class HTTPOutput: Service, Sendable {
         do {
             try await application.run()
         } catch let error as IOError {
-            throw ListenError(output: "HTTP listener", address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+            throw OutputOpenError.cannotListen("HTTP listener", on: configuration.address, String(cString: strerror(error.errnoCode)))
         }
     }
 }

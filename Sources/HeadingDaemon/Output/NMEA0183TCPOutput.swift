@@ -72,8 +72,8 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
 
     /// Starts listening, before the pipeline runs, so that an address that cannot be used ends
     /// headingd before any heading flows.
-    /// - Throws: ``ListenError`` naming the address and the system's reason.
-    func bind() async throws(ListenError) {
+    /// - Throws: ``OutputOpenError`` naming the address and the system's reason.
+    func bind() async throws(OutputOpenError) {
         let server: any Channel
         do {
             server = try await ServerBootstrap(group: group)
@@ -90,9 +90,9 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
                 .bind(host: configuration.address.host, port: configuration.address.port)
                 .get()
         } catch let error as IOError {
-            throw ListenError(output: "NMEA 0183 TCP output", address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+            throw OutputOpenError.cannotListen("NMEA 0183 TCP output", on: configuration.address, String(cString: strerror(error.errnoCode)))
         } catch {
-            throw ListenError(output: "NMEA 0183 TCP output", address: configuration.address, reason: "\(error)")
+            throw OutputOpenError.cannotListen("NMEA 0183 TCP output", on: configuration.address, "\(error)")
         }
         self.server.withLock { $0 = server }
         logger.notice("NMEA 0183 over TCP on \(configuration.address), sentences \(configuration.feed.sentences.map(\.rawValue).joined(separator: ","))")

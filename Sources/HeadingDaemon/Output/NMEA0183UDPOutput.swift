@@ -23,12 +23,6 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
     }
 
     /// Why the output could not start: a target cannot be resolved, or no socket could be opened.
-    struct OpenError: Error, CustomStringConvertible {
-        let target: String
-        let reason: String
-        var description: String { "NMEA 0183 UDP output: cannot send to \(target): \(reason)" }
-    }
-
     private let configuration: Configuration
     private let center: any HeadingEventFeed
     private let logger: Logger
@@ -53,14 +47,14 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
     }
 
     /// Resolves every target and opens the socket, before the pipeline runs.
-    /// - Throws: ``OpenError`` naming the target and the reason.
-    func open() async throws(OpenError) {
+    /// - Throws: ``OutputOpenError`` naming the target and the reason.
+    func open() async throws(OutputOpenError) {
         var addresses: [SocketAddress] = []
         for target in configuration.targets {
             do {
                 addresses.append(try SocketAddress.makeAddressResolvingHost(target.host, port: target.port))
             } catch {
-                throw OpenError(target: target.description, reason: "unknown host (\(error))")
+                throw OutputOpenError.cannotSend("NMEA 0183 UDP output", to: target.description, "unknown host (\(error))")
             }
         }
         let broadcast = configuration.targets.contains { $0.host.hasSuffix(".255") }
@@ -72,9 +66,9 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
                 .bind(host: anyIPv6 ? "::" : "0.0.0.0", port: 0)
                 .get()
         } catch let error as IOError {
-            throw OpenError(target: configuration.targets.map(\.description).joined(separator: ", "), reason: String(cString: strerror(error.errnoCode)))
+            throw OutputOpenError.cannotSend("NMEA 0183 UDP output", to: configuration.targets.map(\.description).joined(separator: ", "), String(cString: strerror(error.errnoCode)))
         } catch {
-            throw OpenError(target: configuration.targets.map(\.description).joined(separator: ", "), reason: "\(error)")
+            throw OutputOpenError.cannotSend("NMEA 0183 UDP output", to: configuration.targets.map(\.description).joined(separator: ", "), "\(error)")
         }
         socket.withLock { $0 = (channel, addresses) }
         let metrics = metrics

@@ -74,9 +74,9 @@ final class SignalKOutput: Service, HeadingEventConsumer, Sendable {
     /// cannot ends headingd before any heading flows. Hummingbird binds in ``run()``; the check
     /// binds a socket of its own to the same address and closes it, without listening: a listening
     /// probe accepted a client that connected in that moment, and the client hung there unserved.
-    /// - Throws: ``ListenError`` naming the address and the system's reason.
-    func bind() async throws(ListenError) {
-        if let reason = configuration.address.bindProbe() { throw ListenError(output: "Signal K output", address: configuration.address, reason: reason) }
+    /// - Throws: ``OutputOpenError`` naming the address and the system's reason.
+    func bind() async throws(OutputOpenError) {
+        if let reason = configuration.address.bindProbe() { throw OutputOpenError.cannotListen("Signal K output", on: configuration.address, reason) }
     }
 
     /// Starts keeping the model from the fan-out's headings and faults (``HeadingEventConsumer``).
@@ -145,7 +145,7 @@ final class SignalKOutput: Service, HeadingEventConsumer, Sendable {
                 hub.stop()
             }
         } catch let error as IOError {
-            throw ListenError(output: "Signal K output", address: configuration.address, reason: String(cString: strerror(error.errnoCode)))
+            throw OutputOpenError.cannotListen("Signal K output", on: configuration.address, String(cString: strerror(error.errnoCode)))
         }
     }
 

@@ -158,7 +158,7 @@ final class OutputSet: Sendable {
                 let service = try await open(settings, signalKSelf: signalKSelf)
                 start(kind, settings, service)
                 if let current, !sameAddress { await stop(kind, current, replaced: true) }
-            } catch let error as any OutputOpenError {
+            } catch let error as OutputOpenError {
                 guard isReload else { throw error }
                 logger.error("\(error); \(current == nil || sameAddress ? "no" : "the old") \(settings.name) runs")
             }
@@ -274,15 +274,10 @@ struct HistoryStore: Sendable, Hashable {
     let days: Double
 
     /// Why the history could not be opened.
-    struct OpenError: OutputOpenError {
-        let reason: String
-        var description: String { "history: \(reason)" }
-    }
-
     private static let opened = Mutex<[HistoryStore: HeadingHistory]>([:])
 
     /// The history for these settings, opened once.
-    func open(logger: Logger) throws(OpenError) -> HeadingHistory {
+    func open(logger: Logger) throws(OutputOpenError) -> HeadingHistory {
         do {
             return try Self.opened.withLock { opened in
                 if let history = opened[self] { return history }
@@ -293,7 +288,7 @@ struct HistoryStore: Sendable, Hashable {
                 return history
             }
         } catch {
-            throw OpenError(reason: "cannot open \(file ?? "the history in memory"): \(error)")
+            throw OutputOpenError.cannotOpen("history", "cannot open \(file ?? "the history in memory"): \(error)")
         }
     }
 }

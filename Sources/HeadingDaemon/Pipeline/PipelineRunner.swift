@@ -67,7 +67,7 @@ struct PipelineRunner: Sendable {
             // Outputs listen before anything runs: an address in use ends headingd with no heading sent.
             do {
                 try await outputs.apply(current, signalKSelf: identity, isReload: isReload)
-            } catch let error as any OutputOpenError {
+            } catch let error as OutputOpenError {
                 LineWriter.standardError.write("headingd: \(error)", priority: .error)
                 await outputs.stopAll()
                 return .outputUnavailable

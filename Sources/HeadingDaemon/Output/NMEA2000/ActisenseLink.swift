@@ -23,13 +23,13 @@ final class ActisenseLink: CANLink {
     private var pending = PendingBytes(isSocket: false)
 
     /// Opens the NGT-1's line at `baud`.
-    /// - Throws: ``CANLinkOpenError`` naming the device and why (missing, not permitted: the dialout group).
-    init(path: String, baud: Int) throws(CANLinkOpenError) {
+    /// - Throws: ``OutputOpenError`` naming the device and why (missing, not permitted: the dialout group).
+    init(path: String, baud: Int) throws(OutputOpenError) {
         self.path = path
         do {
             line = try SerialLineStream(path: path, baud: baud, writable: true)
         } catch {
-            throw CANLinkOpenError(reason: error.reason)
+            throw OutputOpenError.cannotOpenLink(error.reason)
         }
     }
 

@@ -31,9 +31,3 @@ enum CANLinkWrite: Equatable {
     /// The link ended (the interface went down, the gateway closed): reconnect.
     case failed(String)
 }
-
-/// Why a link could not be opened: the system's reason (no such interface, down, refused, no such host).
-struct CANLinkOpenError: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
-}

@@ -71,7 +71,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     private let writeLatency: DurationHistogram?
     private let store: NMEA2000NodeStore?
     /// Opens a link in a test (a scripted one); `nil` opens the configuration's interface.
-    private let linkOpener: (@Sendable (_ wake: Int32) throws(CANLinkOpenError) -> any CANLink)?
+    private let linkOpener: (@Sendable (_ wake: Int32) throws(OutputOpenError) -> any CANLink)?
     private let logger: Logger
     private let shared = Mutex(Shared())
     /// The self-pipe that wakes the thread: a heading came, or the output stops.
@@ -89,7 +89,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     ///   - logger: Its log.
     init(
         configuration: Configuration, center: any HeadingEventFeed, metrics: OutputMetrics, registry: PrometheusCollectorRegistry?,
-        store: NMEA2000NodeStore?, linkOpener: (@Sendable (_ wake: Int32) throws(CANLinkOpenError) -> any CANLink)? = nil, logger: Logger
+        store: NMEA2000NodeStore?, linkOpener: (@Sendable (_ wake: Int32) throws(OutputOpenError) -> any CANLink)? = nil, logger: Logger
     ) {
         self.configuration = configuration
         self.linkOpener = linkOpener
@@ -241,7 +241,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     }
 
     private func open(_ state: inout Loop, at now: Duration) {
-        do throws(CANLinkOpenError) {
+        do throws(OutputOpenError) {
             let link: any CANLink = if let linkOpener {
                 try linkOpener(wake.descriptor)
             } else {

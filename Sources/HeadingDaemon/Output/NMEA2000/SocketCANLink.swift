@@ -24,8 +24,8 @@ final class SocketCANLink: CANLink {
     var name: String { "socketcan://\(interface)" }
 
     /// Opens a socket on `interface` and binds it.
-    /// - Throws: ``CANLinkOpenError`` with the system's reason: no such interface, down, no CAN in this kernel.
-    init(interface: String) throws(CANLinkOpenError) {
+    /// - Throws: ``OutputOpenError`` with the system's reason: no such interface, down, no CAN in this kernel.
+    init(interface: String) throws(OutputOpenError) {
         self.interface = interface
         #if os(Linux)
         // ISO requests and address claims, to anyone: the destination byte is out of the mask.
@@ -35,10 +35,10 @@ final class SocketCANLink: CANLink {
         do {
             descriptor = try SocketCANStream.openSocket(interface: interface, filters: filters, errors: UInt32(CAN_ERR_BUSOFF))
         } catch {
-            throw CANLinkOpenError(reason: error.reason)
+            throw OutputOpenError.cannotOpenLink(error.reason)
         }
         #else
-        throw CANLinkOpenError(reason: "SocketCAN is Linux's")
+        throw OutputOpenError.cannotOpenLink("SocketCAN is Linux's")
         #endif
     }
 

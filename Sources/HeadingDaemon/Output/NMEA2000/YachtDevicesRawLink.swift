@@ -32,8 +32,8 @@ final class YachtDevicesRawLink: CANLink {
     private var decoder = CANTextLineDecoder()
 
     /// Connects to the gateway, waiting at most `timeout` and no longer than `wake` stays quiet.
-    /// - Throws: ``CANLinkOpenError`` with the system's reason (refused, unreachable, no such host, timed out).
-    init(host: String, port: Int, wake: Int32, timeout: Duration = .seconds(5)) throws(CANLinkOpenError) {
+    /// - Throws: ``OutputOpenError`` with the system's reason (refused, unreachable, no such host, timed out).
+    init(host: String, port: Int, wake: Int32, timeout: Duration = .seconds(5)) throws(OutputOpenError) {
         self.host = host
         self.port = port
         var hints = addrinfo()
@@ -42,11 +42,11 @@ final class YachtDevicesRawLink: CANLink {
         var found: UnsafeMutablePointer<addrinfo>?
         let resolved = getaddrinfo(host, String(port), &hints, &found)
         guard resolved == 0, let first = found else {
-            throw CANLinkOpenError(reason: "cannot find \(host): \(String(cString: gai_strerror(resolved)))")
+            throw OutputOpenError.cannotOpenLink("cannot find \(host): \(String(cString: gai_strerror(resolved)))")
         }
         defer { freeaddrinfo(found) }
         let created = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard created >= 0 else { throw CANLinkOpenError(reason: "cannot make a socket: \(String(cString: strerror(errno)))") }
+        guard created >= 0 else { throw OutputOpenError.cannotOpenLink("cannot make a socket: \(String(cString: strerror(errno)))") }
         descriptor = created
         var yes: Int32 = 1
         setsockopt(created, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -54,7 +54,7 @@ final class YachtDevicesRawLink: CANLink {
             guard errno == EINPROGRESS else {
                 let error = errno
                 close()
-                throw CANLinkOpenError(reason: "cannot connect to \(host):\(port): \(String(cString: strerror(error)))")
+                throw OutputOpenError.cannotOpenLink("cannot connect to \(host):\(port): \(String(cString: strerror(error)))")
             }
             let milliseconds = timeout.pollMilliseconds
             var fds = [pollfd(fd: created, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
@@ -65,7 +65,7 @@ final class YachtDevicesRawLink: CANLink {
             guard ready > 0, fds[0].revents != 0, error == 0 else {
                 close()
                 let reason = ready == 0 ? "no answer in \(timeout)" : fds[1].revents != 0 ? "stopped" : String(cString: strerror(error == 0 ? ECONNREFUSED : error))
-                throw CANLinkOpenError(reason: "cannot connect to \(host):\(port): \(reason)")
+                throw OutputOpenError.cannotOpenLink("cannot connect to \(host):\(port): \(reason)")
             }
         }
     }
