@@ -79,7 +79,7 @@ struct HeadingFanOutTests {
     @Test func aConsumerMaySubscribeAndCancelFromInsideItsBlock() {
         let fanOut = HeadingFanOut()
         let log = Log()
-        let inner = Mutex<(any HeadingFeedSubscription)?>(nil)
+        let inner = Mutex<(any HeadingEventSubscription)?>(nil)
         let outer = fanOut.consume(latestOnly: false) { event in
             log.add("outer \(Self.describe(event))")
             inner.withLock { inner in
@@ -96,7 +96,7 @@ struct HeadingFanOutTests {
 
     @Test func aReleasedSubscriptionEndsItsConsumer() {
         let fanOut = HeadingFanOut()
-        var subscription: (any HeadingFeedSubscription)? = fanOut.consume(latestOnly: true) { _ in }
+        var subscription: (any HeadingEventSubscription)? = fanOut.consume(latestOnly: true) { _ in }
         #expect(fanOut.consumerCount == 1 && subscription != nil)
         subscription = nil
         #expect(fanOut.consumerCount == 0)

@@ -54,16 +54,16 @@ extension DaemonSettings {
             [outputs.nmea0183.tcp]
             listen = \(quoted(nmeaTCPListen?.description ?? ""))
             max_clients = \(nmeaTCPMaxClients)
-            \(nmeaTCPFeed.tomlLines)
+            \(nmeaTCPSender.tomlLines)
 
             [outputs.nmea0183.udp]
             targets = [\(nmeaUDPTargets.map { quoted($0.description) }.joined(separator: ", "))]
-            \(nmeaUDPFeed.tomlLines)
+            \(nmeaUDPSender.tomlLines)
 
             [outputs.nmea0183.serial]
             device = \(quoted(nmeaSerialDevice ?? ""))
             baud = \(nmeaSerialBaud)
-            \(nmeaSerialFeed.tomlLines)
+            \(nmeaSerialSender.tomlLines)
 
             [outputs.signalk]
             enabled = \(signalKEnabled)

@@ -39,18 +39,18 @@ struct DaemonSettings: Sendable, Equatable {
     /// How many NMEA 0183 TCP clients at once; the next is refused.
     var nmeaTCPMaxClients = 16
     /// What the NMEA 0183 TCP output writes, and how often.
-    var nmeaTCPFeed = NMEAFeedSettings(table: "outputs.nmea0183.tcp")
+    var nmeaTCPSender = NMEA0183SenderSettings(table: "outputs.nmea0183.tcp")
     /// Where the NMEA 0183 UDP output sends datagrams; none by default.
     var nmeaUDPTargets: [ListenAddress] = []
     /// What the NMEA 0183 UDP output writes, and how often.
-    var nmeaUDPFeed = NMEAFeedSettings(table: "outputs.nmea0183.udp")
+    var nmeaUDPSender = NMEA0183SenderSettings(table: "outputs.nmea0183.udp")
     /// The serial line the NMEA 0183 serial output writes to; `nil` for none (the default).
     var nmeaSerialDevice: String?
     /// The serial line's baud rate.
     var nmeaSerialBaud = 4800
     /// What the NMEA 0183 serial output writes, and how often (5 Hz: at 4800 baud, 10 Hz of three
     /// sentences fills the line).
-    var nmeaSerialFeed = NMEAFeedSettings(table: "outputs.nmea0183.serial", rate: 5)
+    var nmeaSerialSender = NMEA0183SenderSettings(table: "outputs.nmea0183.serial", rate: 5)
     /// Whether the Signal K output serves (off by default).
     var signalKEnabled = false
     /// Where the Signal K output listens: loopback, on a port clear of a Signal K server (3000)
@@ -121,12 +121,12 @@ struct DaemonSettings: Sendable, Equatable {
         position = reader.string(forKey: "position").flatMap(Self.parsePosition)
         nmeaTCPListen = reader.string(forKey: "outputs.nmea0183.tcp.listen").flatMap(ListenAddress.init)
         nmeaTCPMaxClients = reader.int(forKey: "outputs.nmea0183.tcp.max_clients") ?? defaults.nmeaTCPMaxClients
-        nmeaTCPFeed = NMEAFeedSettings(reader: reader, defaults: defaults.nmeaTCPFeed)
+        nmeaTCPSender = NMEA0183SenderSettings(reader: reader, defaults: defaults.nmeaTCPSender)
         nmeaUDPTargets = reader.stringArray(forKey: "outputs.nmea0183.udp.targets")?.compactMap(ListenAddress.init) ?? defaults.nmeaUDPTargets
-        nmeaUDPFeed = NMEAFeedSettings(reader: reader, defaults: defaults.nmeaUDPFeed)
+        nmeaUDPSender = NMEA0183SenderSettings(reader: reader, defaults: defaults.nmeaUDPSender)
         nmeaSerialDevice = reader.string(forKey: "outputs.nmea0183.serial.device").flatMap { $0.isEmpty ? nil : $0 }
         nmeaSerialBaud = reader.int(forKey: "outputs.nmea0183.serial.baud") ?? defaults.nmeaSerialBaud
-        nmeaSerialFeed = NMEAFeedSettings(reader: reader, defaults: defaults.nmeaSerialFeed)
+        nmeaSerialSender = NMEA0183SenderSettings(reader: reader, defaults: defaults.nmeaSerialSender)
         signalKEnabled = reader.bool(forKey: "outputs.signalk.enabled") ?? defaults.signalKEnabled
         signalKListen = reader.string(forKey: "outputs.signalk.listen").flatMap(ListenAddress.init) ?? defaults.signalKListen
         signalKSelf = reader.string(forKey: "outputs.signalk.self").flatMap { $0.isEmpty ? nil : $0 } ?? defaults.signalKSelf

@@ -24,17 +24,17 @@ final class HistoryRecorder: Service, Sendable {
     }
 
     private let history: HeadingHistory
-    private let center: any HeadingEventFeed
+    private let center: any HeadingEventCenter
     private let logger: Logger
     private let pending = Mutex(Pending())
     private let queue = DispatchQueue(label: "history")
     /// The subscription to the center, made at once: the outputs are made before the sources
     /// start, while ``run()`` starts some time later, and the first second of a replay at ×100
     /// (10 ms) once went by before it did, missing from the history.
-    private let observation = HeadingFeedSlot()
+    private let observation = HeadingSubscriptionSlot()
 
     /// A recorder, hearing the center from now on.
-    init(history: HeadingHistory, center: any HeadingEventFeed, logger: Logger) {
+    init(history: HeadingHistory, center: any HeadingEventCenter, logger: Logger) {
         self.history = history
         self.center = center
         self.logger = logger

@@ -240,7 +240,7 @@ final class HeadingMetrics: Sendable {
     /// Records what the processor delivers (through the fan-out): the heading given, faults, recoveries, the source
     /// steering. Per notification (a flat-out replay's batch is one): only its last heading sets
     /// the gauges, and the source steering is looked at once.
-    func observe(_ center: any HeadingEventFeed) -> any HeadingFeedSubscription {
+    func observe(_ center: any HeadingEventCenter) -> any HeadingEventSubscription {
         center.consume(latestOnly: true) { [self] in record($0) }
     }
 

@@ -23,7 +23,7 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
     struct Configuration: Sendable {
         let device: String
         let baud: Int
-        let feed: NMEA0183Feed.Configuration
+        let sender: NMEA0183Sender.Configuration
     }
 
     /// The baud rates headingd sets, with their termios constants.
@@ -33,7 +33,7 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
     ]
 
     private let configuration: Configuration
-    private let center: any HeadingEventFeed
+    private let center: any HeadingEventCenter
     private let logger: Logger
     /// Messages written and dropped, for `/metrics`.
     private let metrics: OutputMetrics?
@@ -41,19 +41,19 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
     /// The open line, while there is one.
     private let line = Mutex<(any Channel)?>(nil)
     /// The sentences' writer to the line. Set once in init (its closure needs `self`).
-    private let feed = Mutex<NMEA0183Feed?>(nil)
+    private let sender = Mutex<NMEA0183Sender?>(nil)
 
     /// - Parameters:
     ///   - configuration: Which line, how fast, and what.
     ///   - center: The center headings and faults are posted to.
     ///   - logger: Where opening, losing and reopening the line are logged.
-    init(configuration: Configuration, center: any HeadingEventFeed = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
+    init(configuration: Configuration, center: any HeadingEventCenter = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
         self.configuration = configuration
         self.center = center
         self.metrics = metrics
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup.singleton
-        let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: group.next()) { [weak self] bytes in
+        let sender = NMEA0183Sender(configuration: configuration.sender, center: center, eventLoop: group.next()) { [weak self] bytes in
             guard let channel = self?.line.withLock({ $0 }) else { return }  // no line now: nothing to count
             guard channel.isWritable else {  // the line is slower than the headings: this one is dropped
                 self?.metrics?.messagesDropped.increment()
@@ -62,16 +62,16 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
             channel.writeAndFlush(bytes, promise: nil)
             self?.metrics?.messagesSent.increment()
         }
-        self.feed.withLock { $0 = feed }
+        self.sender.withLock { $0 = sender }
     }
 
     /// Starts hearing the fan-out (``HeadingEventConsumer``).
-    func startConsuming() { feed.withLock { $0 }?.start() }
+    func startConsuming() { sender.withLock { $0 }?.start() }
 
     func run() async throws {
-        guard let feed = feed.withLock({ $0 }) else { return }
-        feed.start()
-        defer { feed.stop() }
+        guard let sender = sender.withLock({ $0 }) else { return }
+        sender.start()
+        defer { sender.stop() }
         await cancelWhenGracefulShutdown {
             var backoff = ReconnectBackoff()
             var generator = SystemRandomNumberGenerator()

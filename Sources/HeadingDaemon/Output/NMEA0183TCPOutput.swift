@@ -14,7 +14,7 @@ import Synchronization
 /// Serves the chosen, corrected heading as NMEA 0183 sentences over TCP (SwiftNIO): a consumer of
 /// the heading center, run as a Service.
 ///
-/// Every client gets every sentence at the output's rate (an ``NMEA0183Feed``: the newest heading
+/// Every client gets every sentence at the output's rate (an ``NMEA0183Sender``: the newest heading
 /// wins a slot; `THS` mode `V` after a fault). A client that stops reading fills its small outbound buffers (8 KiB in NIO, its write
 /// watermark, and a small kernel send buffer); while they are full the client keeps only the newest sentence batch, and after
 /// ``writeTimeout`` without room it is disconnected — it never delays the pipeline or another
@@ -25,7 +25,7 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
     struct Configuration: Sendable {
         let address: ListenAddress
         let maximumClients: Int
-        let feed: NMEA0183Feed.Configuration
+        let sender: NMEA0183Sender.Configuration
     }
 
     /// How long a client may have no room for output before it is disconnected.
@@ -43,14 +43,14 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
     }
 
     private let configuration: Configuration
-    private let center: any HeadingEventFeed
+    private let center: any HeadingEventCenter
     /// Clients, messages and drops, for `/metrics`.
     private let metrics: OutputMetrics?
     private let logger: Logger
     private let group: any EventLoopGroup
     private let state = Mutex(State())
     /// Set once in init (its closure needs `self`).
-    private let feed = Mutex<NMEA0183Feed?>(nil)
+    private let sender = Mutex<NMEA0183Sender?>(nil)
     /// The listening channel, once ``bind()`` has succeeded.
     private let server = Mutex<(any Channel)?>(nil)
 
@@ -58,16 +58,16 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
     ///   - configuration: What to serve, and where.
     ///   - center: The center headings and faults are posted to.
     ///   - logger: Where clients coming and going are logged.
-    init(configuration: Configuration, center: any HeadingEventFeed = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
+    init(configuration: Configuration, center: any HeadingEventCenter = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
         self.configuration = configuration
         self.center = center
         self.metrics = metrics
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup.singleton
-        let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: group.next()) { [weak self] bytes in
+        let sender = NMEA0183Sender(configuration: configuration.sender, center: center, eventLoop: group.next()) { [weak self] bytes in
             self?.broadcast(bytes)
         }
-        self.feed.withLock { $0 = feed }
+        self.sender.withLock { $0 = sender }
     }
 
     /// Starts listening, before the pipeline runs, so that an address that cannot be used ends
@@ -95,20 +95,20 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
             throw OutputOpenError.cannotListen("NMEA 0183 TCP output", on: configuration.address, "\(error)")
         }
         self.server.withLock { $0 = server }
-        logger.notice("NMEA 0183 over TCP on \(configuration.address), sentences \(configuration.feed.sentences.map(\.rawValue).joined(separator: ","))")
+        logger.notice("NMEA 0183 over TCP on \(configuration.address), sentences \(configuration.sender.sentences.map(\.rawValue).joined(separator: ","))")
     }
 
     /// Starts hearing the fan-out (``HeadingEventConsumer``).
-    func startConsuming() { feed.withLock { $0 }?.start() }
+    func startConsuming() { sender.withLock { $0 }?.start() }
 
     /// Serves until shutdown (listening first, if ``bind()`` was not called).
     func run() async throws {
         if server.withLock({ $0 == nil }) { try await bind() }
         guard let server = server.withLock({ $0 }) else { return }
-        let feed = self.feed.withLock { $0 }
-        feed?.start()
+        let sender = self.sender.withLock { $0 }
+        sender?.start()
         try? await gracefulShutdown()
-        feed?.stop()
+        sender?.stop()
         let channels = state.withLock { state in
             state.isStopped = true
             return state.clients.values.map(\.channel)

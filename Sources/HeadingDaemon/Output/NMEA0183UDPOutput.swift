@@ -19,12 +19,12 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
     /// Where to send, and what.
     struct Configuration: Sendable {
         let targets: [ListenAddress]
-        let feed: NMEA0183Feed.Configuration
+        let sender: NMEA0183Sender.Configuration
     }
 
     /// Why the output could not start: a target cannot be resolved, or no socket could be opened.
     private let configuration: Configuration
-    private let center: any HeadingEventFeed
+    private let center: any HeadingEventCenter
     private let logger: Logger
     /// Messages written and dropped, for `/metrics`.
     private let metrics: OutputMetrics?
@@ -32,13 +32,13 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
     /// The socket and the resolved targets, once ``open()`` has succeeded.
     private let socket = Mutex<(channel: any Channel, targets: [SocketAddress])?>(nil)
     /// The sentences' writer, made with the socket by ``open()``.
-    private let feed = Mutex<NMEA0183Feed?>(nil)
+    private let sender = Mutex<NMEA0183Sender?>(nil)
 
     /// - Parameters:
     ///   - configuration: Where to send, and what.
     ///   - center: The center headings and faults are posted to.
     ///   - logger: Where the output says where it sends.
-    init(configuration: Configuration, center: any HeadingEventFeed = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
+    init(configuration: Configuration, center: any HeadingEventCenter = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
         self.configuration = configuration
         self.center = center
         self.metrics = metrics
@@ -73,7 +73,7 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
         socket.withLock { $0 = (channel, addresses) }
         let metrics = metrics
         let targets = addresses
-        let feed = NMEA0183Feed(configuration: configuration.feed, center: center, eventLoop: channel.eventLoop) { bytes in
+        let sender = NMEA0183Sender(configuration: configuration.sender, center: center, eventLoop: channel.eventLoop) { bytes in
             guard channel.isWritable else {  // the socket is full: this heading is dropped
                 metrics?.messagesDropped.increment(by: Int64(targets.count))
                 return
@@ -83,22 +83,22 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
             }
             metrics?.messagesSent.increment(by: Int64(targets.count))
         }
-        self.feed.withLock { $0 = feed }
+        self.sender.withLock { $0 = sender }
         logger.notice(
-            "NMEA 0183 over UDP to \(configuration.targets.map(\.description).joined(separator: ", ")), sentences \(configuration.feed.sentences.map(\.rawValue).joined(separator: ","))"
+            "NMEA 0183 over UDP to \(configuration.targets.map(\.description).joined(separator: ", ")), sentences \(configuration.sender.sentences.map(\.rawValue).joined(separator: ","))"
         )
     }
 
     /// Starts hearing the fan-out, once ``open()`` has made the socket (``HeadingEventConsumer``).
-    func startConsuming() { feed.withLock { $0 }?.start() }
+    func startConsuming() { sender.withLock { $0 }?.start() }
 
     /// Sends until shutdown (opening first, if ``open()`` was not called).
     func run() async throws {
         if socket.withLock({ $0 == nil }) { try await open() }
-        guard let (channel, _) = socket.withLock({ $0 }), let feed = feed.withLock({ $0 }) else { return }
-        feed.start()
+        guard let (channel, _) = socket.withLock({ $0 }), let sender = sender.withLock({ $0 }) else { return }
+        sender.start()
         try? await gracefulShutdown()
-        feed.stop()
+        sender.stop()
         try? await channel.close()
     }
 }

@@ -38,8 +38,8 @@ final class SignalKHub: Sendable {
     private static let silencing: Set<HeadingFault.Code> = [.stale, .deviceLost, .sourceUnavailable]
 
     private let state: Mutex<State>
-    private let center: any HeadingEventFeed
-    private let observation = HeadingFeedSlot()
+    private let center: any HeadingEventCenter
+    private let observation = HeadingSubscriptionSlot()
     /// The encoder for the vessel.
     let encoder: SignalKDeltaEncoder
 
@@ -49,7 +49,7 @@ final class SignalKHub: Sendable {
     /// - Parameters:
     ///   - selfURN: The vessel's identity.
     ///   - center: Where headings and faults come from (the fan-out; a center in tests).
-    init(selfURN: String, center: any HeadingEventFeed, metrics: OutputMetrics? = nil) {
+    init(selfURN: String, center: any HeadingEventCenter, metrics: OutputMetrics? = nil) {
         self.metrics = metrics
         state = Mutex(State(model: SignalKModel(selfURN: selfURN)))
         encoder = SignalKDeltaEncoder(selfURN: selfURN)

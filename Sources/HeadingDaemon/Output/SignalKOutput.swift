@@ -64,7 +64,7 @@ final class SignalKOutput: Service, HeadingEventConsumer, Sendable {
     ///   - configuration: What to serve, and where.
     ///   - center: The center headings and faults are posted to.
     ///   - logger: Where clients coming and going are logged.
-    init(configuration: Configuration, center: any HeadingEventFeed = NotificationCenter.heading, logger: Logger) {
+    init(configuration: Configuration, center: any HeadingEventCenter = NotificationCenter.heading, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         hub = SignalKHub(selfURN: configuration.selfURN, center: center, metrics: configuration.outputMetrics)

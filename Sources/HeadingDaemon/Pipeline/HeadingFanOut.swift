@@ -11,36 +11,7 @@ import Combine
 @preconcurrency import OpenCombine
 #endif
 
-/// Where one of headingd's consumers (the systemd notifier, the NMEA 0183 and Signal K outputs,
-/// metrics, the status board, history, MQTT) hears headings and faults: the process's
-/// ``HeadingFanOut`` in the daemon, or a `NotificationCenter` (what a test posts to).
-protocol HeadingEventFeed: Sendable {
-    /// Calls `block` with every event from now on, in order; with `latestOnly`, of each batch only
-    /// its newest heading (after the batch's other events): for a consumer that keeps the latest
-    /// heading and counts the rest, which then copies one heading a batch.
-    /// - Parameters:
-    ///   - latestOnly: Whether a batch's older headings are skipped.
-    ///   - block: Called with each event, where the processor delivers.
-    /// - Returns: The subscription: it lasts until cancelled or released.
-    func consume(latestOnly: Bool, _ block: @escaping @Sendable (HeadingEvent) -> Void) -> any HeadingFeedSubscription
-}
-
-/// A consumer's subscription to a ``HeadingEventFeed``.
-protocol HeadingFeedSubscription: AnyObject, Sendable {
-    /// Ends it. Calling it again does nothing.
-    func cancel()
-}
-
-extension HeadingObservation: HeadingFeedSubscription {}
-
-extension NotificationCenter: HeadingEventFeed {
-    /// Observes the center: every heading notification posted to it.
-    func consume(latestOnly: Bool, _ block: @escaping @Sendable (HeadingEvent) -> Void) -> any HeadingFeedSubscription {
-        latestOnly ? addLatestHeadingEventObserver(using: block) : addHeadingEventObserver(using: block)
-    }
-}
-
-/// The one typed fan-out stage inside headingd (issue 38): the processor's events go to the
+/// The one typed fan-out stage inside headingd: the processor's events go to the
 /// model-layer `NotificationCenter.heading` once, through the ``HeadingNotificationBridge`` (the
 /// stdout log and library users observe it there), and to every other consumer through this: a
 /// stage of the processor (HeadingKit's `package` stage API, as the bridge uses) that calls each
@@ -52,7 +23,7 @@ extension NotificationCenter: HeadingEventFeed {
 /// Consumers run where the processor delivers, after the bridge (it was attached first), in the
 /// order they subscribed. The list is copied out of its lock before delivery (a retain, not an
 /// allocation), so a consumer may subscribe or cancel from inside its block.
-final class HeadingFanOut: HeadingEventFeed {
+final class HeadingFanOut: HeadingEventCenter {
     private struct Consumer: Sendable {
         let id: Int
         let latestOnly: Bool
@@ -67,7 +38,7 @@ final class HeadingFanOut: HeadingEventFeed {
     private let consumers = Mutex(Consumers())
 
     /// Subscribes a consumer.
-    func consume(latestOnly: Bool, _ block: @escaping @Sendable (HeadingEvent) -> Void) -> any HeadingFeedSubscription {
+    func consume(latestOnly: Bool, _ block: @escaping @Sendable (HeadingEvent) -> Void) -> any HeadingEventSubscription {
         let id = consumers.withLock { consumers in
             consumers.nextID += 1
             consumers.all.append(Consumer(id: consumers.nextID, latestOnly: latestOnly, block: block))
@@ -110,7 +81,7 @@ final class HeadingFanOut: HeadingEventFeed {
 }
 
 /// A subscription to the fan-out: removes its consumer once, when cancelled or released.
-private final class FanOutSubscription: HeadingFeedSubscription {
+private final class FanOutSubscription: HeadingEventSubscription {
     private let remove: Mutex<(@Sendable () -> Void)?>
 
     init(remove: @escaping @Sendable () -> Void) { self.remove = Mutex(remove) }

@@ -18,9 +18,9 @@ import Synchronization
 final class OutputSet: Sendable {
     /// One output's own settings: equal settings, a kept output.
     enum Settings: Equatable, Sendable {
-        case nmeaTCP(ListenAddress, maximumClients: Int, feed: NMEAFeedSettings)
-        case nmeaUDP([ListenAddress], feed: NMEAFeedSettings)
-        case nmeaSerial(device: String, baud: Int, feed: NMEAFeedSettings)
+        case nmeaTCP(ListenAddress, maximumClients: Int, sender: NMEA0183SenderSettings)
+        case nmeaUDP([ListenAddress], sender: NMEA0183SenderSettings)
+        case nmeaSerial(device: String, baud: Int, sender: NMEA0183SenderSettings)
         case signalK(
             ListenAddress, selfURN: String?, maximumClients: Int, maximumSubscriptions: Int, limits: HTTPLimits, servesMetrics: Bool, servesStatus: Bool,
             history: HistoryStore?
@@ -114,11 +114,11 @@ final class OutputSet: Sendable {
     func apply(_ settings: DaemonSettings, signalKSelf: () -> String, isReload: Bool) async throws {
         var wanted: [Kind: Settings] = [:]
         if let address = settings.nmeaTCPListen {
-            wanted[.nmeaTCP] = .nmeaTCP(address, maximumClients: settings.nmeaTCPMaxClients, feed: settings.nmeaTCPFeed)
+            wanted[.nmeaTCP] = .nmeaTCP(address, maximumClients: settings.nmeaTCPMaxClients, sender: settings.nmeaTCPSender)
         }
-        if !settings.nmeaUDPTargets.isEmpty { wanted[.nmeaUDP] = .nmeaUDP(settings.nmeaUDPTargets, feed: settings.nmeaUDPFeed) }
+        if !settings.nmeaUDPTargets.isEmpty { wanted[.nmeaUDP] = .nmeaUDP(settings.nmeaUDPTargets, sender: settings.nmeaUDPSender) }
         if let device = settings.nmeaSerialDevice {
-            wanted[.nmeaSerial] = .nmeaSerial(device: device, baud: settings.nmeaSerialBaud, feed: settings.nmeaSerialFeed)
+            wanted[.nmeaSerial] = .nmeaSerial(device: device, baud: settings.nmeaSerialBaud, sender: settings.nmeaSerialSender)
         }
         let history = settings.historyEnabled
             ? HistoryStore(file: settings.historyFile ?? StateDirectory.process.file("history.sqlite"), days: settings.historyDays)
@@ -187,22 +187,22 @@ final class OutputSet: Sendable {
     /// Makes an output and opens it (binds its listener, resolves its targets).
     private func open(_ settings: Settings, signalKSelf: () -> String) async throws -> any Service {
         switch settings {
-        case .nmeaTCP(let address, let maximumClients, let feed):
+        case .nmeaTCP(let address, let maximumClients, let sender):
             let output = NMEA0183TCPOutput(
-                configuration: .init(address: address, maximumClients: maximumClients, feed: feed.configuration), center: fanOut,
+                configuration: .init(address: address, maximumClients: maximumClients, sender: sender.configuration), center: fanOut,
                 metrics: metrics.output("nmea0183_tcp"), logger: logger
             )
             try await output.bind()
             return output
-        case .nmeaUDP(let targets, let feed):
+        case .nmeaUDP(let targets, let sender):
             let output = NMEA0183UDPOutput(
-                configuration: .init(targets: targets, feed: feed.configuration), center: fanOut, metrics: metrics.output("nmea0183_udp"), logger: logger
+                configuration: .init(targets: targets, sender: sender.configuration), center: fanOut, metrics: metrics.output("nmea0183_udp"), logger: logger
             )
             try await output.open()
             return output
-        case .nmeaSerial(let device, let baud, let feed):
+        case .nmeaSerial(let device, let baud, let sender):
             return NMEA0183SerialOutput(
-                configuration: .init(device: device, baud: baud, feed: feed.configuration), center: fanOut,
+                configuration: .init(device: device, baud: baud, sender: sender.configuration), center: fanOut,
                 metrics: metrics.output("nmea0183_serial"), logger: logger
             )
         case .history(let store):

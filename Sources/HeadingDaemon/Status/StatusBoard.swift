@@ -105,7 +105,7 @@ final class StatusBoard: Sendable {
     }
 
     /// Records what the processor delivers (through the fan-out), per delivery, until the returned value is cancelled.
-    func observe(_ center: any HeadingEventFeed) -> any HeadingFeedSubscription {
+    func observe(_ center: any HeadingEventCenter) -> any HeadingEventSubscription {
         center.consume(latestOnly: true) { [self] in record($0) }
     }
 

@@ -29,7 +29,7 @@ final class SystemdNotifier: Service, Sendable {
     }
 
     private let socket: NotifySocket
-    private let center: any HeadingEventFeed
+    private let center: any HeadingEventCenter
     private let sourceName: String
     private let watchdogInterval: Duration?
     /// The time on the clock since this notifier was made.
@@ -40,7 +40,7 @@ final class SystemdNotifier: Service, Sendable {
     private let state = Mutex(State())
     /// The center's observer, set once in init (its closure needs `self`); removed when this
     /// value goes away, with the observation.
-    private let observation = HeadingFeedSlot()
+    private let observation = HeadingSubscriptionSlot()
 
     /// The interval for `WATCHDOG=1`: half of `$WATCHDOG_USEC`, when it is set for this process.
     static func watchdogIntervalFromEnvironment() -> Duration? {
@@ -61,7 +61,7 @@ final class SystemdNotifier: Service, Sendable {
     ///   - isReloading: Whether a shutdown is the end of one configuration before the next (no
     ///     `STOPPING=1` then: the reloader has said `RELOADING=1`).
     init<C: Clock>(
-        socket: NotifySocket, center: any HeadingEventFeed = NotificationCenter.heading, sourceName: String,
+        socket: NotifySocket, center: any HeadingEventCenter = NotificationCenter.heading, sourceName: String,
         watchdogInterval: Duration?, clock: C = ContinuousClock(), isReloading: @escaping @Sendable () -> Bool = { false }
     ) where C.Duration == Duration {
         self.isReloading = isReloading

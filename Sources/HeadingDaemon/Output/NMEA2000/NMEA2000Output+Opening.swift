@@ -9,7 +9,7 @@ extension NMEA2000Output {
     /// The node these settings describe: its NAME's unique number and last address read from (or
     /// made and kept in) the state directory, what was found there logged.
     static func opening(
-        _ settings: NMEA2000OutputSettings, interface: NMEA2000OutputSettings.Interface, center: any HeadingEventFeed, metrics: HeadingMetrics,
+        _ settings: NMEA2000OutputSettings, interface: NMEA2000OutputSettings.Interface, center: any HeadingEventCenter, metrics: HeadingMetrics,
         logger: Logger
     ) -> NMEA2000Output {
         let store = NMEA2000NodeStore(directory: .process, defaultAddress: defaultAddress)

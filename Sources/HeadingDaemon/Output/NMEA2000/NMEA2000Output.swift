@@ -62,9 +62,9 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     }
 
     private let configuration: Configuration
-    private let center: any HeadingEventFeed
+    private let center: any HeadingEventCenter
     /// The fan-out's subscription, from ``startConsuming()`` until the run ends.
-    private let observation = HeadingFeedSlot()
+    private let observation = HeadingSubscriptionSlot()
     private let metrics: OutputMetrics
     private let address: Gauge?
     private let claimed: Gauge?
@@ -88,7 +88,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     ///   - linkOpener: Opens a link in a test; `nil` opens the configuration's interface.
     ///   - logger: Its log.
     init(
-        configuration: Configuration, center: any HeadingEventFeed, metrics: OutputMetrics, registry: PrometheusCollectorRegistry?,
+        configuration: Configuration, center: any HeadingEventCenter, metrics: OutputMetrics, registry: PrometheusCollectorRegistry?,
         store: NMEA2000NodeStore?, linkOpener: (@Sendable (_ wake: Int32) throws(OutputOpenError) -> any CANLink)? = nil, logger: Logger
     ) {
         self.configuration = configuration

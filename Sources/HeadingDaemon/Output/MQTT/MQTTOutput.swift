@@ -68,14 +68,14 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
     }
 
     private let configuration: Configuration
-    private let center: any HeadingEventFeed
+    private let center: any HeadingEventCenter
     private let logger: Logger
     private let metrics: OutputMetrics?
     private let connected: Gauge?
     private let journalDepth: Gauge?
     private let encoder: SignalKDeltaEncoder
     /// The fan-out's subscription, from ``startConsuming()`` until the run ends.
-    private let observation = HeadingFeedSlot()
+    private let observation = HeadingSubscriptionSlot()
     private let state = Mutex(State())
     private let offlineAcknowledged = DispatchSemaphore(value: 0)
     /// Where the journal is written and read, in order: never on the heading path (a write waits
@@ -88,7 +88,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
     ///   - metrics: The output's metrics (messages sent, dropped), and the registry for its own.
     ///   - registry: Where `headingd_mqtt_connected` and `headingd_mqtt_journal_messages` go.
     ///   - logger: Its logger.
-    init(configuration: Configuration, center: any HeadingEventFeed, metrics: OutputMetrics?, registry: PrometheusCollectorRegistry?, logger: Logger) {
+    init(configuration: Configuration, center: any HeadingEventCenter, metrics: OutputMetrics?, registry: PrometheusCollectorRegistry?, logger: Logger) {
         self.configuration = configuration
         self.center = center
         self.metrics = metrics

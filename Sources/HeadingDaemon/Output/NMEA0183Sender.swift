@@ -11,7 +11,7 @@ import Synchronization
 /// output's rate (``OutputRate``: a heading that comes early waits for its slot, replaced by a
 /// newer one), encodes each heading's sentences once, and hands the bytes to the transport. After
 /// a fault, until the next heading, `THS` says mode `V` at once and then once a second.
-final class NMEA0183Feed: Sendable {
+final class NMEA0183Sender: Sendable {
     /// What to write, and how often.
     struct Configuration: Sendable {
         let sentences: [NMEA0183Encoder.Sentence]
@@ -28,12 +28,12 @@ final class NMEA0183Feed: Sendable {
     }
 
     private let configuration: Configuration
-    private let center: any HeadingEventFeed
+    private let center: any HeadingEventCenter
     private let eventLoop: any EventLoop
     private let deliver: @Sendable (ByteBuffer) -> Void
     private let state: Mutex<State>
     private let origin = ContinuousClock.now
-    private let observation = HeadingFeedSlot()
+    private let observation = HeadingSubscriptionSlot()
 
     /// - Parameters:
     ///   - configuration: What to write, and how often.
@@ -42,7 +42,7 @@ final class NMEA0183Feed: Sendable {
     ///   - deliver: Hands one heading's sentences to the transport; called where the processor delivers
     ///     or the event loop, one call at a time per heading, never blocking.
     init(
-        configuration: Configuration, center: any HeadingEventFeed, eventLoop: any EventLoop,
+        configuration: Configuration, center: any HeadingEventCenter, eventLoop: any EventLoop,
         deliver: @escaping @Sendable (ByteBuffer) -> Void
     ) {
         self.configuration = configuration

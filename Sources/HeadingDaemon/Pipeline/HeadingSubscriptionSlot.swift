@@ -4,11 +4,11 @@
 import HeadingKit
 import Synchronization
 
-/// Where a consumer keeps its one subscription to a ``HeadingEventFeed``: ``subscribe(to:latestOnly:_:)``
+/// Where a consumer keeps its one subscription to a ``HeadingEventCenter``: ``subscribe(to:latestOnly:_:)``
 /// subscribes unless already subscribed (a consumer subscribed early by ``OutputSet`` whose `run()`
 /// asks again), ``cancel()`` ends it, and so does the slot's end.
-final class HeadingFeedSlot: Sendable {
-    private let subscription = Mutex<(any HeadingFeedSubscription)?>(nil)
+final class HeadingSubscriptionSlot: Sendable {
+    private let subscription = Mutex<(any HeadingEventSubscription)?>(nil)
 
     /// An empty slot.
     init() {}
@@ -18,9 +18,9 @@ final class HeadingFeedSlot: Sendable {
     /// Subscribes `block` to `feed`, unless a subscription is held already.
     /// - Parameters:
     ///   - feed: Where the events come from.
-    ///   - latestOnly: Whether a batch's older headings are skipped (``HeadingEventFeed``).
+    ///   - latestOnly: Whether a batch's older headings are skipped (``HeadingEventCenter``).
     ///   - block: Called with each event.
-    func subscribe(to feed: any HeadingEventFeed, latestOnly: Bool, _ block: @escaping @Sendable (HeadingEvent) -> Void) {
+    func subscribe(to feed: any HeadingEventCenter, latestOnly: Bool, _ block: @escaping @Sendable (HeadingEvent) -> Void) {
         subscription.withLock { subscription in
             guard subscription == nil else { return }
             subscription = feed.consume(latestOnly: latestOnly, block)

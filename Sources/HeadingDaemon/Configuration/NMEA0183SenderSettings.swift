@@ -6,7 +6,7 @@ import HeadingOutputs
 
 /// What one NMEA 0183 output writes, and how often: the `sentences`, `talker` and `rate` keys of
 /// its table (`outputs.nmea0183.tcp`, `.udp`, `.serial`), the same three for every output.
-struct NMEAFeedSettings: Sendable, Equatable {
+struct NMEA0183SenderSettings: Sendable, Equatable {
     /// The output's table, such as `outputs.nmea0183.tcp`.
     let table: String
     /// The sentences written for each heading.
@@ -23,7 +23,7 @@ struct NMEAFeedSettings: Sendable, Equatable {
     }
 
     /// The values `reader` has for `defaults`' table, else those defaults.
-    init(reader: ConfigReader, defaults: NMEAFeedSettings) {
+    init(reader: ConfigReader, defaults: NMEA0183SenderSettings) {
         self = defaults
         sentences = reader.stringArray(forKey: ConfigKey(stringLiteral: "\(table).sentences"))
             .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.sentences
@@ -31,10 +31,10 @@ struct NMEAFeedSettings: Sendable, Equatable {
         rate = reader.double(forKey: ConfigKey(stringLiteral: "\(table).rate")) ?? defaults.rate
     }
 
-    /// The feed these settings give.
-    var configuration: NMEA0183Feed.Configuration {
+    /// The sender these settings give.
+    var configuration: NMEA0183Sender.Configuration {
         // The talker was checked by the settings' schema.
-        NMEA0183Feed.Configuration(sentences: sentences, encoder: NMEA0183Encoder(talker: talker) ?? NMEA0183Encoder()!, maximumHertz: rate)
+        NMEA0183Sender.Configuration(sentences: sentences, encoder: NMEA0183Encoder(talker: talker) ?? NMEA0183Encoder()!, maximumHertz: rate)
     }
 
     /// The three keys as TOML lines, for `--check-config`.
