@@ -31,7 +31,7 @@ struct SystemdUnitTests {
         // And with the documented drop-ins for LAN and serial outputs beside it.
         let dropIns = directory.appendingPathComponent("headingd.service.d")
         try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
-        for name in ["lan-output.conf", "serial-output.conf", "serial-input.conf", "lan-feed.conf", "nmea2000-socketcan.conf", "nmea2000-ngt1.conf", "mqtt-broker.conf"] {
+        for name in ["lan-output.conf", "serial-output.conf", "serial-input.conf", "lan-feed.conf", "nmea2000-socketcan.conf", "nmea2000-ngt1.conf", "mqtt-broker.conf", "iio-buffer.conf"] {
             let dropIn = Self.unit.deletingLastPathComponent().appendingPathComponent("drop-ins/\(name)")
             try FileManager.default.copyItem(at: dropIn, to: dropIns.appendingPathComponent(name))
             let withDropIn = try await run(["verify", copy.path])

@@ -69,7 +69,10 @@ extension Headingd {
         beside it and steadied by the gyroscope beside it; \
         iio://DEVICE?accel=DEVICE&gyro=DEVICE&rate=HZ&orientation=FORM&calibration=FILE chooses \
         them (iio:deviceN, a name or a label; rate default 25; orientation level, upside-down, \
-        turned-right, turned-left, turned-around or a matrix a,b,c;d,e,f;g,h,i). Its heading is \
+        turned-right, turned-left, turned-around or a matrix a,b,c;d,e,f;g,h,i). Each device whose \
+        driver has a buffer and a trigger is read as whole scans from /dev/iio:deviceN (its axes \
+        sampled together; under the shipped unit with the iio-buffer drop-in), the rest directly \
+        (the *_raw files), as buffer=false reads every one; the log says which and why. Its heading is \
         magnetic, made true by the variation. Its calibration comes from headingd calibrate \
         (the state directory's calibration-NAME.json unless calibration= names one; read again on \
         SIGHUP), its hard iron refined at sea unless calibration_refine=false; without one it \

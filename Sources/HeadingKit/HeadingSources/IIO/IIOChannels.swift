@@ -92,7 +92,7 @@ package final class IIOChannels {
                 throw Failure(
                     code: error == EACCES || error == EPERM ? .permissionDenied : .deviceLost,
                     reason: "cannot open \(LogText.printable(path)): \(failure.reason)"
-                        + (error == EACCES || error == EPERM ? " (the iio drop-in's udev rule gives the headingd group read access)" : "")
+                        + (error == EACCES || error == EPERM ? " (a udev rule can make them readable: RUN+=\"/bin/sh -c 'chmod a+r /sys%p/in_*_raw'\")" : "")
                 )
             }
         }
@@ -150,8 +150,25 @@ package final class IIOChannels {
             default: raw.2 = value
             }
         }
-        let sensor = Vector3(x: (raw.0 + offset.x) * scale.x, y: (raw.1 + offset.y) * scale.y, z: (raw.2 + offset.z) * scale.z)
-        return mountMatrix * sensor
+        return value(raw: Vector3(x: raw.0, y: raw.1, z: raw.2))
+    }
+
+    /// Writes `text` to a sysfs attribute (``openAttribute(_:flags:)``, so never to a FIFO).
+    /// - Returns: `nil`, or the system's reason it could not.
+    package static func write(_ text: String, to path: String) -> String? {
+        let descriptor: Int32
+        switch openAttribute(path, flags: O_WRONLY) {
+        case .success(let opened): descriptor = opened
+        case .failure(let failure): return failure.reason
+        }
+        defer { close(descriptor) }
+        let written = Array(text.utf8).withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        return written > 0 ? nil : String(cString: strerror(errno))
+    }
+
+    /// The value of raw axes: (raw + offset) × scale, turned into the device frame.
+    package func value(raw: Vector3) -> Vector3 {
+        mountMatrix * Vector3(x: (raw.x + offset.x) * scale.x, y: (raw.y + offset.y) * scale.y, z: (raw.z + offset.z) * scale.z)
     }
 
     /// A small file's bytes, or `nil` when it is absent or unreadable.

@@ -11,6 +11,10 @@ import Foundation
 /// source looks in its configuration's ``IIOHeadingSource/Configuration/calibrationDirectory``.
 /// `calibration_refine=false` turns off the refinement of its hard iron at sea (``CalibrationRefiner``).
 ///
+/// `buffer=false` reads each device directly (its `_raw` files) even where its driver has a
+/// buffer: by default whole scans are read from `/dev/iio:deviceN` where the device can give them
+/// (``IIOHeadingSource``).
+///
 /// `orientation=` turns the device frame (X right, Y forward, Z up) to the vessel's for a sensor
 /// mounted otherwise: a named form (`level`, `upside-down`, `turned-right`, `turned-left`,
 /// `turned-around`: the sensor's +Y pointing forward, to starboard, to port, aft; `upside-down`
@@ -40,6 +44,9 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var calibration: String?
     /// Whether the hard iron of the calibration in force is refined while running. Default `true`.
     public var refinesCalibration = true
+    /// Whether whole scans are read from the kernel's buffer where a device has one (only with the
+    /// system's ``root``); `false`: direct reads. Default `true`.
+    public var usesBuffer = true
     /// The `orientation=` parameter as given, for ``description``.
     private var orientationText: String?
 
@@ -89,7 +96,9 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
             guard Self.isDeviceName(name) else { throw ParseError(reason: "'\(name.prefix(40))' is not a device (iio:deviceN, a name or a label)") }
             magnetometer = name
         } else {
-            throw ParseError(reason: "an IIO source is iio: or iio://DEVICE[?accel=DEVICE&gyro=DEVICE&rate=HZ&root=DIR&orientation=…&calibration=FILE&calibration_refine=false]")
+            throw ParseError(
+                reason: "an IIO source is iio: or iio://DEVICE[?accel=DEVICE&gyro=DEVICE&rate=HZ&root=DIR&orientation=…&calibration=FILE&calibration_refine=false&buffer=false]"
+            )
         }
         for parameter in query.split(separator: "&") {
             let parts = parameter.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
@@ -114,6 +123,9 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
             case "calibration_refine":
                 guard let value = Bool(parts[1]) else { throw ParseError(reason: "calibration_refine must be true or false, not '\(parts[1].prefix(20))'") }
                 refinesCalibration = value
+            case "buffer":
+                guard let value = Bool(parts[1]) else { throw ParseError(reason: "buffer must be true or false, not '\(parts[1].prefix(20))'") }
+                usesBuffer = value
             case "orientation":
                 guard let matrix = Self.orientation(parts[1]) else {
                     throw ParseError(
@@ -124,7 +136,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
                 orientation = matrix
                 orientationText = parts[1]
             default:
-                throw ParseError(reason: "unknown IIO parameter '\(parts[0].prefix(30))': expected accel, gyro, rate, root, orientation, calibration or calibration_refine")
+                throw ParseError(reason: "unknown IIO parameter '\(parts[0].prefix(30))': expected accel, gyro, rate, root, orientation, calibration, calibration_refine or buffer")
             }
         }
     }
@@ -158,6 +170,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
         if let orientationText { parameters.append("orientation=\(orientationText)") }
         if let calibration { parameters.append("calibration=\(calibration)") }
         if !refinesCalibration { parameters.append("calibration_refine=false") }
+        if !usesBuffer { parameters.append("buffer=false") }
         return (magnetometer.map { "iio://\($0)" } ?? "iio:") + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
     }
 }

@@ -1,0 +1,264 @@
+// headingd — HeadingKit
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One device's three axes of each channel type it is read for (one IMU may carry the
+/// magnetometer, the accelerometer and the gyroscope), read as whole scans from the kernel's
+/// buffer (`/dev/iio:deviceN`, buffered mode): every axis sampled together by the driver at one
+/// trigger, with the kernel's timestamp where the device has the channel. Direct reads take the three from
+/// three files at three moments, which across a fast turn or a jolt belong to different attitudes.
+///
+/// Opening it enables the axes (and `in_timestamp`) in `scan_elements/`, lays the scan out from
+/// every enabled channel's `_index` and `_type` (``IIOScanLayout``), gives the device a trigger
+/// when it has none (its own, `NAME-devN` or another named after the chip: one its interrupt
+/// drives) and enables the buffer; closing it disables the buffer and the channels it enabled. A
+/// device that cannot (no buffer, no trigger, a `/sys` this user may not write) throws
+/// ``Unavailable``, and the source reads it directly, saying why.
+///
+/// Reads never wait (`O_NONBLOCK`; the caller waits in `poll(2)` on ``descriptor``) and keep a
+/// scan cut between two reads for the next. Bounded: at most 64 scans are taken a read.
+///
+/// Not Sendable: a reader thread owns it.
+package final class IIOBuffer {
+    /// Why a device is read directly instead, for the log.
+    package struct Unavailable: Error, Sendable, CustomStringConvertible {
+        /// A sentence for a person.
+        package let reason: String
+        package var description: String { reason }
+    }
+
+    /// One whole scan: each type's three axes, raw (as `_raw` gives them, before offset and scale).
+    package struct Scan: Sendable, Equatable {
+        /// The magnetometer's axes, when the buffer is read for it.
+        package var magnetometer: Vector3?
+        /// The accelerometer's.
+        package var accelerometer: Vector3?
+        /// The gyroscope's.
+        package var gyroscope: Vector3?
+        /// The kernel's timestamp in nanoseconds (its `current_timestamp_clock`), when the device has one.
+        package var timestamp: Int64?
+
+        /// The axes of `type`.
+        package subscript(type: IIODevice.ChannelType) -> Vector3? {
+            switch type {
+            case .magnetometer: magnetometer
+            case .accelerometer: accelerometer
+            case .gyroscope: gyroscope
+            }
+        }
+    }
+
+    /// The device read.
+    package let device: IIODevice
+    /// The channel types read.
+    package let types: [IIODevice.ChannelType]
+    /// Where each enabled channel lies in a scan.
+    package let layout: IIOScanLayout
+    /// The character device, open for reading, non-blocking.
+    package let descriptor: Int32
+    /// The trigger given to the device (`nil`: it had one, or needs none).
+    package let trigger: String?
+    /// Each type's X, Y and Z channels.
+    private let axes: [(type: IIODevice.ChannelType, channels: [IIOScanLayout.Channel])]
+    private let timestampChannel: IIOScanLayout.Channel?
+    private let enabledHere: [String]
+    /// Bytes read and not yet a whole scan, then room for more.
+    private var pending: [UInt8]
+    private var pendingCount = 0
+
+    /// Scans taken a read at most.
+    package static let scansPerRead = 64
+
+    /// Enables the buffer of `device`'s axes of `types` and opens its character device.
+    /// - Parameters:
+    ///   - device: The device (under `/sys/bus/iio/devices`: its character device is `/dev/` and its id).
+    ///   - types: The channel types read from it.
+    ///   - devices: The directory its triggers are in, `/sys/bus/iio/devices`.
+    ///   - nodes: The directory of the character devices, `/dev`.
+    /// - Throws: ``Unavailable`` naming what is missing or refused.
+    package init(device: IIODevice, types: [IIODevice.ChannelType], devices: String = IIOEndpoint.systemRoot, nodes: String = "/dev") throws(Unavailable) {
+        self.device = device
+        self.types = types
+        let directory = device.directory
+        let elements = directory + "/scan_elements"
+        let names = types.flatMap { type in ["x", "y", "z"].map { "in_\(type.rawValue)_\($0)" } }
+        for name in names where IIOChannels.contents("\(elements)/\(name)_en") == nil {
+            throw Unavailable(reason: "its driver has no buffer for it (no scan_elements/\(name)_en)")
+        }
+        guard IIOChannels.contents(directory + "/buffer/enable") != nil else { throw Unavailable(reason: "its driver has no buffer/enable") }
+        let node = "\(nodes)/\(device.id)"
+        var status = stat()
+        guard stat(node, &status) == 0 else {
+            let error = errno
+            // Under the shipped unit /dev holds no device (PrivateDevices=yes).
+            throw Unavailable(reason: "\(node): \(String(cString: strerror(error)))" + (error == ENOENT ? Self.dropInHint : ""))
+        }
+        guard status.st_mode & S_IFMT == S_IFCHR else { throw Unavailable(reason: "\(node) is not a character device") }
+        // Opened first: the kernel lets one reader have it, so another program's is seen here (EBUSY).
+        let opened = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard opened >= 0 else {
+            let error = errno
+            let reason = String(cString: strerror(error))
+            throw Unavailable(reason: error == EBUSY ? "\(node) is in use by another program" : "cannot open \(node): \(reason)\(Self.permissionHint(reason))")
+        }
+        // A buffer left enabled by a reader that was killed: its channels cannot change while it is.
+        if Self.number(at: directory + "/buffer/enable") == 1, let reason = IIOChannels.write("0", to: directory + "/buffer/enable") {
+            close(opened)
+            throw Unavailable(reason: "its buffer was left enabled and cannot be disabled: \(reason)\(Self.permissionHint(reason))")
+        }
+        // The axes and the timestamp; what another program left enabled stays in the layout.
+        var enabled: [String] = []
+        do throws(Unavailable) {
+            // Before anything is written: a device with no trigger (the usual reason) is left as it was.
+            let trigger = try Self.trigger(for: device, devices: devices)
+            for name in names + ["in_timestamp"] {
+                let path = "\(elements)/\(name)_en"
+                guard IIOChannels.contents(path) != nil, Self.number(at: path) != 1 else { continue }
+                if let reason = IIOChannels.write("1", to: path) {
+                    throw Unavailable(reason: "cannot enable scan_elements/\(name)_en: \(reason)\(Self.permissionHint(reason))")
+                }
+                enabled.append(name)
+            }
+            layout = try Self.layout(in: elements)
+            let layout = layout
+            axes = try types.map { type throws(Unavailable) in
+                let channels = ["x", "y", "z"].compactMap { axis in layout.channels.first { $0.name == "in_\(type.rawValue)_\(axis)" } }
+                guard channels.count == 3 else { throw Unavailable(reason: "its scan lacks an axis of in_\(type.rawValue) once enabled") }
+                return (type, channels)
+            }
+            timestampChannel = layout.channels.first { $0.name == "in_timestamp" }
+            if let trigger, let reason = IIOChannels.write(trigger, to: directory + "/trigger/current_trigger") {
+                throw Unavailable(reason: "cannot set trigger/current_trigger to \(trigger): \(reason)\(Self.permissionHint(reason))")
+            }
+            self.trigger = trigger
+            if let reason = IIOChannels.write("1", to: directory + "/buffer/enable") {
+                throw Unavailable(reason: "cannot enable buffer/enable: \(reason)\(Self.permissionHint(reason))")
+            }
+        } catch {
+            close(opened)
+            Self.disable(enabled, in: elements)
+            throw error
+        }
+        enabledHere = enabled
+        descriptor = opened
+        pending = [UInt8](repeating: 0, count: layout.scanSize * (Self.scansPerRead + 1))
+    }
+
+    deinit {
+        close(descriptor)
+        _ = IIOChannels.write("0", to: device.directory + "/buffer/enable")
+        Self.disable(enabledHere, in: device.directory + "/scan_elements")
+    }
+
+    /// Reads the whole scans waiting, at most ``scansPerRead``, and hands each to `body` in order.
+    /// - Parameter body: Called with each scan.
+    /// - Returns: `nil`, or why the device stopped answering (unbound, unplugged).
+    package func read(_ body: (Scan) -> Void) -> String? {
+        let size = layout.scanSize
+        let (descriptor, filled) = (self.descriptor, pendingCount)
+        let count = pending.withUnsafeMutableBytes { bytes in Glibc.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled) }
+        if count < 0 {
+            let error = errno
+            if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return nil }
+            return "\(device)'s buffer: \(String(cString: strerror(error)))"
+        }
+        // A character device that ends (never so while the device is there: an empty one is EAGAIN) is gone.
+        if count == 0 { return "\(device)'s buffer ended" }
+        pendingCount += count
+        var start = 0
+        while pendingCount - start >= size {
+            let bytes = pending[start..<start + size]
+            start += size
+            var scan = Scan(timestamp: timestampChannel.flatMap { $0.type.values(in: bytes, at: $0.offset)?.first })
+            var whole = true
+            for (type, channels) in axes {
+                guard let x = channels[0].type.values(in: bytes, at: channels[0].offset)?.first,
+                    let y = channels[1].type.values(in: bytes, at: channels[1].offset)?.first,
+                    let z = channels[2].type.values(in: bytes, at: channels[2].offset)?.first
+                else {
+                    whole = false
+                    break
+                }
+                let axes = Vector3(x: Double(x), y: Double(y), z: Double(z))
+                switch type {
+                case .magnetometer: scan.magnetometer = axes
+                case .accelerometer: scan.accelerometer = axes
+                case .gyroscope: scan.gyroscope = axes
+                }
+            }
+            if whole { body(scan) }
+        }
+        // A scan cut between two reads waits at the front for the rest.
+        if start > 0 {
+            let left = pendingCount - start
+            if left > 0 { pending.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: left) } }
+            pendingCount = left
+        }
+        return nil
+    }
+
+    // MARK: Opening
+
+    /// The layout of every enabled channel in `elements`.
+    private static func layout(in elements: String) throws(Unavailable) -> IIOScanLayout {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: elements) else {
+            throw Unavailable(reason: "cannot list \(elements)")
+        }
+        var channels: [(name: String, index: Int, type: IIOScanType)] = []
+        for file in names.sorted().prefix(512) where file.hasSuffix("_en") {
+            let name = String(file.dropLast(3))
+            guard number(at: "\(elements)/\(file)") == 1 else { continue }
+            guard let index = number(at: "\(elements)/\(name)_index").flatMap({ Int(exactly: $0) }) else {
+                throw Unavailable(reason: "scan_elements/\(name)_index is not a number")
+            }
+            guard let bytes = IIOChannels.contents("\(elements)/\(name)_type") else { throw Unavailable(reason: "scan_elements/\(name)_type cannot be read") }
+            do throws(IIOScanError) {
+                channels.append((name, index, try IIOScanType(parsing: bytes)))
+            } catch {
+                throw Unavailable(reason: "scan_elements/\(name)_type: \(error.reason)")
+            }
+        }
+        do throws(IIOScanError) {
+            return try IIOScanLayout(channels)
+        } catch {
+            throw Unavailable(reason: "its scan: \(error.reason)")
+        }
+    }
+
+    /// The trigger to give `device` when it has none: its own (`NAME-devN`), else one named after
+    /// its chip; `nil` when it has one or takes none (no `trigger/`).
+    private static func trigger(for device: IIODevice, devices: String) throws(Unavailable) -> String? {
+        guard let bytes = IIOChannels.contents(device.directory + "/trigger/current_trigger") else { return nil }
+        let text = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.isEmpty else { return nil }
+        let triggers = ((try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []).filter { $0.hasPrefix("trigger") }.sorted().prefix(64)
+        let names = triggers.compactMap { IIODevice.text("\(devices)/\($0)/name") }
+        let chip = device.name ?? device.id
+        let own = "\(chip)-dev\(device.number)"
+        guard let chosen = names.first(where: { $0 == own }) ?? names.first(where: { $0.hasPrefix(chip + "-") }) else {
+            throw Unavailable(reason: "it has no trigger (none named \(own) or \(chip)-…: its data-ready interrupt not wired, and this kernel has no software trigger)")
+        }
+        return chosen
+    }
+
+    private static func disable(_ names: [String], in elements: String) {
+        for name in names { _ = IIOChannels.write("0", to: "\(elements)/\(name)_en") }
+    }
+
+    private static func number(at path: String) -> Double? {
+        IIOChannels.contents(path).flatMap { IIOValue.parse($0) }
+    }
+
+    /// Where the way to the buffer under the shipped unit is told.
+    private static let dropInHint = " (under the shipped unit: /usr/share/headingd/drop-ins/iio-buffer.conf and the udev rule it gives; or buffer=false)"
+
+    private static func permissionHint(_ reason: String) -> String {
+        reason == String(cString: strerror(EACCES)) || reason == String(cString: strerror(EPERM)) || reason == String(cString: strerror(EROFS))
+            ? dropInHint : ""
+    }
+}
