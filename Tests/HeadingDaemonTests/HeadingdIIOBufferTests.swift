@@ -145,36 +145,30 @@ struct HeadingdIIOBufferTests {
         #expect(!run.errors.contains("read directly"), "\(run.errors)")
     }
 
-    @Test func bufferFalseReadsTheRawFiles() async throws {
-        let testbed = try Testbed(gyroscope: false)
-        defer { testbed.remove() }
-        try testbed.scriptMagnetometer()
-        let run = try await run(testbed, source: "iio:?buffer=false", count: 3)
-        #expect(run.status == 0, "\(run.errors)")
-        #expect(run.headings.count == 3 && run.headings.allSatisfy { abs($0 - 200) < 0.5 }, "\(run.headings)\n\(run.errors)")
-        #expect(!run.errors.contains("whole scans"), "\(run.errors)")
+    /// Why a device is read directly: `buffer=false`, no trigger, scans that never come.
+    enum Direct: String, CaseIterable {
+        case bufferFalse, noTrigger, noScans
     }
 
-    @Test func aDeviceWithoutATriggerIsReadDirectlyAndTheLogSaysWhy() async throws {
-        let testbed = try Testbed(triggers: false, gyroscope: false)
-        defer { testbed.remove() }
-        try testbed.scriptMagnetometer()
-        let run = try await run(testbed, count: 3)
-        #expect(run.status == 0, "\(run.errors)")
-        #expect(run.headings.count == 3 && run.headings.allSatisfy { abs($0 - 200) < 0.5 }, "\(run.headings)\n\(run.errors)")
-        #expect(run.errors.contains("iio:device0 (lis3mdl): read directly: it has no trigger (none named lis3mdl-dev0 or lis3mdl-…"), "\(run.errors)")
-    }
-
-    @Test func scansThatNeverComeAreSaidAndTheDeviceIsReadDirectly() async throws {
-        let testbed = try Testbed(gyroscope: false)
+    @Test(arguments: Direct.allCases)
+    func aDeviceIsReadDirectlyWhenAskedOrWhenItsBufferCannotServeAndTheLogSaysWhy(_ why: Direct) async throws {
+        let testbed = try Testbed(triggers: why != .noTrigger, gyroscope: false)
         defer { testbed.remove() }
         // A trigger that does not fire: the first scan 5 s after the buffer is enabled (not longer:
         // umockdev's replay keeps the process until its script has played).
-        try testbed.scriptMagnetometer(count: 2, firstAfter: 5_000)
-        let run = try await run(testbed, count: 3)
+        try testbed.scriptMagnetometer(count: why == .noScans ? 2 : 400, firstAfter: why == .noScans ? 5_000 : nil)
+        let run = try await run(testbed, source: why == .bufferFalse ? "iio:?buffer=false" : "iio:", count: 3)
         #expect(run.status == 0, "\(run.errors)")
+        // The _raw files' 200 degrees, not the scans' 30.
         #expect(run.headings.count == 3 && run.headings.allSatisfy { abs($0 - 200) < 0.5 }, "\(run.headings)\n\(run.errors)")
-        #expect(run.errors.contains("its buffer gave no scan within 2 s of being enabled (a trigger that does not fire): direct reads instead"), "\(run.errors)")
+        switch why {
+        case .bufferFalse: #expect(!run.errors.contains("whole scans") && !run.errors.contains("read directly"), "\(run.errors)")
+        case .noTrigger:
+            #expect(run.errors.contains("iio:device0 (lis3mdl): read directly: it has no trigger (none named lis3mdl-dev0 or lis3mdl-…"), "\(run.errors)")
+        case .noScans:
+            #expect(
+                run.errors.contains("its buffer gave no scan within 2 s of being enabled (a trigger that does not fire): direct reads instead"), "\(run.errors)")
+        }
     }
 
     @Test func scansOfAnyBytesCutAnywhereNeverTrapAndWholeOnesStillGiveTheirHeading() async throws {

@@ -195,7 +195,7 @@ public struct MagneticDisturbanceDetector: Sendable, Hashable {
         if time - beyond >= bounds.onset {
             disturbedSince = beyond
             steady = nil
-            assessment.began = excess.reason
+            assessment.began = reason(excess.measure, measures, gyroDisagreement: gyroDisagreement)
             assessment.isDisturbed = true
         }
         return assessment
@@ -235,33 +235,39 @@ public struct MagneticDisturbanceDetector: Sendable, Hashable {
         return measures
     }
 
-    /// Each measure as a fraction of its bound (1 is at the bound), the largest, and what it says.
-    private func excess(of measures: Measures, gyroDisagreement: Double?) -> (largest: Double, reason: String) {
+    /// Which measure is furthest beyond its bound, for the reason said when a disturbance begins.
+    private enum Measure {
+        case none, gyro, strength, dip
+    }
+
+    /// Each measure as a fraction of its bound (1 is at the bound), the largest, and which it is.
+    /// No text: this runs at every sample, and the reason is made only when a disturbance begins.
+    private func excess(of measures: Measures, gyroDisagreement: Double?) -> (largest: Double, measure: Measure) {
         var largest = 0.0
-        var reason = ""
-        func consider(_ fraction: Double, _ text: @autoclosure () -> String) {
+        var measure = Measure.none
+        func consider(_ fraction: Double, _ which: Measure) {
             guard fraction.isFinite, fraction > largest else { return }
             largest = fraction
-            reason = text()
+            measure = which
         }
-        if let gyroDisagreement, gyroDisagreement.isFinite {
-            consider(
-                abs(gyroDisagreement) / bounds.gyroDisagreement,
-                String(format: "the magnetometer's heading turned %.0f° from the gyroscope's (bound %.0f°)", gyroDisagreement, bounds.gyroDisagreement))
+        if let gyroDisagreement, gyroDisagreement.isFinite { consider(abs(gyroDisagreement) / bounds.gyroDisagreement, .gyro) }
+        if let measured = measures.strength, let reference = referenceStrength { consider(abs(measured / reference - 1) / bounds.strength, .strength) }
+        if let measured = measures.dip, let reference = referenceInclination { consider(abs(measured - reference) / bounds.inclination, .dip) }
+        return (largest, measure)
+    }
+
+    /// What `measure` says of these measures, for a person.
+    private func reason(_ measure: Measure, _ measures: Measures, gyroDisagreement: Double?) -> String {
+        switch measure {
+        case .gyro:
+            String(format: "the magnetometer's heading turned %.0f° from the gyroscope's (bound %.0f°)", gyroDisagreement ?? 0, bounds.gyroDisagreement)
+        case .strength:
+            String(format: "the field is %.1f µT where %.1f µT is the Earth's (%+.0f %%; bound %.0f %%)",
+                measures.strength ?? 0, referenceStrength ?? 0, ((measures.strength ?? 0) / (referenceStrength ?? 1) - 1) * 100, bounds.strength * 100)
+        case .dip:
+            String(format: "the field dips %.1f° where the Earth's dips %.1f° (bound %.0f°)", measures.dip ?? 0, referenceInclination ?? 0, bounds.inclination)
+        case .none: ""
         }
-        if let measured = measures.strength, let reference = referenceStrength {
-            let change = measured / reference - 1
-            consider(
-                abs(change) / bounds.strength,
-                String(format: "the field is %.1f µT where %.1f µT is the Earth's (%+.0f %%; bound %.0f %%)",
-                    measured, reference, change * 100, bounds.strength * 100))
-        }
-        if let measured = measures.dip, let reference = referenceInclination {
-            consider(
-                abs(measured - reference) / bounds.inclination,
-                String(format: "the field dips %.1f° where the Earth's dips %.1f° (bound %.0f°)", measured, reference, bounds.inclination))
-        }
-        return (largest, reason)
     }
 
     /// At the end of the start: the field measured then, when it was steady and the reference is
