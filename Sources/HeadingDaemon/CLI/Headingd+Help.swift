@@ -72,7 +72,8 @@ extension Headingd {
         turned-right, turned-left, turned-around or a matrix a,b,c;d,e,f;g,h,i). Each device whose \
         driver has a buffer and a trigger is read as whole scans from /dev/iio:deviceN (its axes \
         sampled together; under the shipped unit with the iio-buffer drop-in), the rest directly \
-        (the *_raw files), as buffer=false reads every one; the log says which and why. Its heading is \
+        (the *_raw files), as buffer=false reads every one; the log says which and why; \
+        trigger=NAME gives the buffered devices that trigger (an hrtimer one, say). Its heading is \
         magnetic, made true by the variation. Its calibration comes from headingd calibrate \
         (the state directory's calibration-NAME.json unless calibration= names one; read again on \
         SIGHUP), its hard iron refined at sea unless calibration_refine=false; without one it \

@@ -32,26 +32,8 @@ package final class IIOBuffer {
         package var description: String { reason }
     }
 
-    /// One whole scan: each type's three axes, raw (as `_raw` gives them, before offset and scale).
-    package struct Scan: Sendable, Equatable {
-        /// The magnetometer's axes, when the buffer is read for it.
-        package var magnetometer: Vector3?
-        /// The accelerometer's.
-        package var accelerometer: Vector3?
-        /// The gyroscope's.
-        package var gyroscope: Vector3?
-        /// The kernel's timestamp in nanoseconds (its `current_timestamp_clock`), when the device has one.
-        package var timestamp: Int64?
-
-        /// The axes of `type`.
-        package subscript(type: IIODevice.ChannelType) -> Vector3? {
-            switch type {
-            case .magnetometer: magnetometer
-            case .accelerometer: accelerometer
-            case .gyroscope: gyroscope
-            }
-        }
-    }
+    /// One whole scan.
+    package typealias Scan = IIOScanAssembler.Scan
 
     /// The device read.
     package let device: IIODevice
@@ -63,13 +45,11 @@ package final class IIOBuffer {
     package let descriptor: Int32
     /// The trigger given to the device (`nil`: it had one, or needs none).
     package let trigger: String?
-    /// Each type's X, Y and Z channels.
-    private let axes: [(type: IIODevice.ChannelType, channels: [IIOScanLayout.Channel])]
-    private let timestampChannel: IIOScanLayout.Channel?
+    /// The bytes read made into whole scans.
+    private var assembler: IIOScanAssembler
     private let enabledHere: [String]
-    /// Bytes read and not yet a whole scan, then room for more.
-    private var pending: [UInt8]
-    private var pendingCount = 0
+    /// Where a read puts its bytes: room for ``scansPerRead`` scans.
+    private var scratch: [UInt8]
 
     /// Scans taken a read at most.
     package static let scansPerRead = 64
@@ -78,10 +58,13 @@ package final class IIOBuffer {
     /// - Parameters:
     ///   - device: The device (under `/sys/bus/iio/devices`: its character device is `/dev/` and its id).
     ///   - types: The channel types read from it.
+    ///   - trigger: The trigger to give it, by name (an administrator's `hrtimer` trigger); `nil` for its own.
     ///   - devices: The directory its triggers are in, `/sys/bus/iio/devices`.
     ///   - nodes: The directory of the character devices, `/dev`.
     /// - Throws: ``Unavailable`` naming what is missing or refused.
-    package init(device: IIODevice, types: [IIODevice.ChannelType], devices: String = IIOEndpoint.systemRoot, nodes: String = "/dev") throws(Unavailable) {
+    package init(
+        device: IIODevice, types: [IIODevice.ChannelType], trigger named: String? = nil, devices: String = IIOEndpoint.systemRoot, nodes: String = "/dev"
+    ) throws(Unavailable) {
         self.device = device
         self.types = types
         let directory = device.directory
@@ -115,7 +98,7 @@ package final class IIOBuffer {
         var enabled: [String] = []
         do throws(Unavailable) {
             // Before anything is written: a device with no trigger (the usual reason) is left as it was.
-            let trigger = try Self.trigger(for: device, devices: devices)
+            let trigger = try Self.trigger(for: device, named: named, devices: devices)
             for name in names + ["in_timestamp"] {
                 let path = "\(elements)/\(name)_en"
                 guard IIOChannels.contents(path) != nil, Self.number(at: path) != 1 else { continue }
@@ -125,13 +108,11 @@ package final class IIOBuffer {
                 enabled.append(name)
             }
             layout = try Self.layout(in: elements)
-            let layout = layout
-            axes = try types.map { type throws(Unavailable) in
-                let channels = ["x", "y", "z"].compactMap { axis in layout.channels.first { $0.name == "in_\(type.rawValue)_\(axis)" } }
-                guard channels.count == 3 else { throw Unavailable(reason: "its scan lacks an axis of in_\(type.rawValue) once enabled") }
-                return (type, channels)
+            do throws(IIOScanError) {
+                assembler = try IIOScanAssembler(layout: layout, types: types)
+            } catch {
+                throw Unavailable(reason: "its scan once enabled: \(error.reason)")
             }
-            timestampChannel = layout.channels.first { $0.name == "in_timestamp" }
             if let trigger, let reason = IIOChannels.write(trigger, to: directory + "/trigger/current_trigger") {
                 throw Unavailable(reason: "cannot set trigger/current_trigger to \(trigger): \(reason)\(Self.permissionHint(reason))")
             }
@@ -146,7 +127,7 @@ package final class IIOBuffer {
         }
         enabledHere = enabled
         descriptor = opened
-        pending = [UInt8](repeating: 0, count: layout.scanSize * (Self.scansPerRead + 1))
+        scratch = [UInt8](repeating: 0, count: layout.scanSize * Self.scansPerRead)
     }
 
     deinit {
@@ -159,9 +140,8 @@ package final class IIOBuffer {
     /// - Parameter body: Called with each scan.
     /// - Returns: `nil`, or why the device stopped answering (unbound, unplugged).
     package func read(_ body: (Scan) -> Void) -> String? {
-        let size = layout.scanSize
-        let (descriptor, filled) = (self.descriptor, pendingCount)
-        let count = pending.withUnsafeMutableBytes { bytes in Glibc.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled) }
+        let descriptor = self.descriptor
+        let count = scratch.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
         if count < 0 {
             let error = errno
             if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return nil }
@@ -169,36 +149,7 @@ package final class IIOBuffer {
         }
         // A character device that ends (never so while the device is there: an empty one is EAGAIN) is gone.
         if count == 0 { return "\(device)'s buffer ended" }
-        pendingCount += count
-        var start = 0
-        while pendingCount - start >= size {
-            let bytes = pending[start..<start + size]
-            start += size
-            var scan = Scan(timestamp: timestampChannel.flatMap { $0.type.values(in: bytes, at: $0.offset)?.first })
-            var whole = true
-            for (type, channels) in axes {
-                guard let x = channels[0].type.values(in: bytes, at: channels[0].offset)?.first,
-                    let y = channels[1].type.values(in: bytes, at: channels[1].offset)?.first,
-                    let z = channels[2].type.values(in: bytes, at: channels[2].offset)?.first
-                else {
-                    whole = false
-                    break
-                }
-                let axes = Vector3(x: Double(x), y: Double(y), z: Double(z))
-                switch type {
-                case .magnetometer: scan.magnetometer = axes
-                case .accelerometer: scan.accelerometer = axes
-                case .gyroscope: scan.gyroscope = axes
-                }
-            }
-            if whole { body(scan) }
-        }
-        // A scan cut between two reads waits at the front for the rest.
-        if start > 0 {
-            let left = pendingCount - start
-            if left > 0 { pending.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: left) } }
-            pendingCount = left
-        }
+        assembler.take(scratch[..<count], body)
         return nil
     }
 
@@ -230,18 +181,25 @@ package final class IIOBuffer {
         }
     }
 
-    /// The trigger to give `device` when it has none: its own (`NAME-devN`), else one named after
-    /// its chip; `nil` when it has one or takes none (no `trigger/`).
-    private static func trigger(for device: IIODevice, devices: String) throws(Unavailable) -> String? {
+    /// The trigger to give `device`: the one `named` (unless it has it), else, when it has none,
+    /// its own (`NAME-devN`) or one named after its chip; `nil` when it needs none (no `trigger/`)
+    /// or has the one wanted.
+    private static func trigger(for device: IIODevice, named: String?, devices: String) throws(Unavailable) -> String? {
         guard let bytes = IIOChannels.contents(device.directory + "/trigger/current_trigger") else { return nil }
-        let text = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.isEmpty else { return nil }
+        let current = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let triggers = ((try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []).filter { $0.hasPrefix("trigger") }.sorted().prefix(64)
         let names = triggers.compactMap { IIODevice.text("\(devices)/\($0)/name") }
+        if let named {
+            guard current != named else { return nil }
+            guard names.contains(named) else { throw Unavailable(reason: "no trigger named \(named) (trigger=): \(names.isEmpty ? "none at all" : names.joined(separator: ", "))") }
+            return named
+        }
+        guard current.isEmpty else { return nil }
         let chip = device.name ?? device.id
         let own = "\(chip)-dev\(device.number)"
         guard let chosen = names.first(where: { $0 == own }) ?? names.first(where: { $0.hasPrefix(chip + "-") }) else {
-            throw Unavailable(reason: "it has no trigger (none named \(own) or \(chip)-…: its data-ready interrupt not wired, and this kernel has no software trigger)")
+            throw Unavailable(
+                reason: "it has no trigger (none named \(own) or \(chip)-…: its data-ready interrupt not wired; an hrtimer trigger made in configfs is named with trigger=)")
         }
         return chosen
     }

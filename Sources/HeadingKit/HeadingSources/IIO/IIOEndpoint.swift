@@ -13,7 +13,8 @@ import Foundation
 ///
 /// `buffer=false` reads each device directly (its `_raw` files) even where its driver has a
 /// buffer: by default whole scans are read from `/dev/iio:deviceN` where the device can give them
-/// (``IIOHeadingSource``).
+/// (``IIOHeadingSource``). `trigger=NAME` gives each buffered device that trigger (an `hrtimer` or
+/// `sysfs` trigger an administrator made, by its `name`) instead of its own.
 ///
 /// `orientation=` turns the device frame (X right, Y forward, Z up) to the vessel's for a sensor
 /// mounted otherwise: a named form (`level`, `upside-down`, `turned-right`, `turned-left`,
@@ -47,6 +48,9 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// Whether whole scans are read from the kernel's buffer where a device has one (only with the
     /// system's ``root``); `false`: direct reads. Default `true`.
     public var usesBuffer = true
+    /// The trigger given to each buffered device, by its `name` (an `hrtimer` trigger made in
+    /// configfs, say); `nil` for the device's own. Default `nil`.
+    public var trigger: String?
     /// The `orientation=` parameter as given, for ``description``.
     private var orientationText: String?
 
@@ -97,7 +101,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
             magnetometer = name
         } else {
             throw ParseError(
-                reason: "an IIO source is iio: or iio://DEVICE[?accel=DEVICE&gyro=DEVICE&rate=HZ&root=DIR&orientation=…&calibration=FILE&calibration_refine=false&buffer=false]"
+                reason: "an IIO source is iio: or iio://DEVICE[?accel=DEVICE&gyro=DEVICE&rate=HZ&root=DIR&orientation=…&calibration=FILE&calibration_refine=false&buffer=false&trigger=NAME]"
             )
         }
         for parameter in query.split(separator: "&") {
@@ -126,6 +130,9 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
             case "buffer":
                 guard let value = Bool(parts[1]) else { throw ParseError(reason: "buffer must be true or false, not '\(parts[1].prefix(20))'") }
                 usesBuffer = value
+            case "trigger":
+                guard Self.isDeviceName(parts[1]) else { throw ParseError(reason: "trigger=\(parts[1].prefix(40)) is not a trigger's name") }
+                trigger = parts[1]
             case "orientation":
                 guard let matrix = Self.orientation(parts[1]) else {
                     throw ParseError(
@@ -136,7 +143,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
                 orientation = matrix
                 orientationText = parts[1]
             default:
-                throw ParseError(reason: "unknown IIO parameter '\(parts[0].prefix(30))': expected accel, gyro, rate, root, orientation, calibration, calibration_refine or buffer")
+                throw ParseError(reason: "unknown IIO parameter '\(parts[0].prefix(30))': expected accel, gyro, rate, root, orientation, calibration, calibration_refine, buffer or trigger")
             }
         }
     }
@@ -171,6 +178,7 @@ public struct IIOEndpoint: Sendable, Hashable, CustomStringConvertible {
         if let calibration { parameters.append("calibration=\(calibration)") }
         if !refinesCalibration { parameters.append("calibration_refine=false") }
         if !usesBuffer { parameters.append("buffer=false") }
+        if let trigger { parameters.append("trigger=\(trigger)") }
         return (magnetometer.map { "iio://\($0)" } ?? "iio:") + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
     }
 }

@@ -71,7 +71,7 @@ extension IIOReader {
             }
             adjustSamplingFrequencies([entry.device], rate: entry.rate, factor: 1)
             do throws(IIOBuffer.Unavailable) {
-                let buffer = try IIOBuffer(device: entry.device, types: entry.types)
+                let buffer = try IIOBuffer(device: entry.device, types: entry.types, trigger: endpoint.trigger)
                 opened.append(buffer)
                 let trigger = buffer.trigger.map { ", trigger \($0) given" } ?? ""
                 logger.notice(
