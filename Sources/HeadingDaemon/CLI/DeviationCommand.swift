@@ -14,7 +14,7 @@ import Combine
 #endif
 
 /// `headingd deviation`: learns a magnetic compass's deviation card against a true reference on
-/// board (issue 40), live or from a recording, and prints it with the `deviation=` source
+/// board, live or from a recording, and prints it with the `deviation=` source
 /// parameter that applies it.
 struct DeviationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

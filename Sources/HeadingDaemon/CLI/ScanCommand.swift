@@ -12,7 +12,7 @@ import Glibc
 
 /// `headingd scan`: listens to what the machine has (or to the candidates given), says what each
 /// carries, and which heading sources those are, with the exact `--source` URL; `--write-config`
-/// writes them, ranked, as a configuration file (issue 41).
+/// writes them, ranked, as a configuration file.
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",

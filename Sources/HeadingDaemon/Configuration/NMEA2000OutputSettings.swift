@@ -5,7 +5,7 @@ import Configuration
 import Foundation
 import HeadingOutputs
 
-/// The `[outputs.nmea2000]` table: where headingd is a node on the NMEA 2000 bus (issue 39), and
+/// The `[outputs.nmea2000]` table: where headingd is a node on the NMEA 2000 bus, and
 /// who it says it is there. Off while it names no interface.
 struct NMEA2000OutputSettings: Sendable, Equatable {
     /// Where the node's frames go.

@@ -6,7 +6,7 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// The HTTP listener's defence, for every service on it (issue 27): it counts the open
+/// The HTTP listener's defence, for every service on it: it counts the open
 /// connections and knows what each is doing, so that at ``HTTPLimits/maximumConnections`` a new
 /// connection closes the oldest one that is idle or still sending its request head, never one
 /// serving a request or a stream. `Sendable`: its table is behind a `Mutex`.

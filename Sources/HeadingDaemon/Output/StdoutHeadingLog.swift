@@ -87,9 +87,9 @@ final class StdoutHeadingLog: Service, Sendable {
     /// Waits until headingd shuts down; at the limit (or when headings cannot be written) it asks
     /// for the shutdown, and still returns only in its turn.
     ///
-    /// It used to end its group by returning: when a SIGTERM's shutdown was under way at that
-    /// moment, ServiceLifecycle counted the return as a service ending during another's shutdown,
-    /// and headingd exited 1 (as the reloader did, for the same reason).
+    /// It never ends its group by returning: were a SIGTERM's shutdown under way at that moment,
+    /// ServiceLifecycle would count the return as a service ending during another's shutdown, and
+    /// headingd would exit 1 (the reloader keeps the same rule, for the same reason).
     func run() async {
         let shutDown = await cancelWhenGracefulShutdown { [reachedLimit] in
             for await _ in reachedLimit {}

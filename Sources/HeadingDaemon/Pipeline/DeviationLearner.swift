@@ -12,7 +12,7 @@ import Combine
 @preconcurrency import OpenCombine
 #endif
 
-/// A compass's deviation card learned while headingd runs (`deviation=learn`, issue 40): its raw
+/// A compass's deviation card learned while headingd runs (`deviation=learn`): its raw
 /// headings (before any card) and a true source's beside it — the first other source heard giving
 /// a true heading that is neither a compass's nor a course over ground — go to a
 /// ``DeviationFitter`` (true minus the variation: the reference's own, else the World Magnetic

@@ -7,7 +7,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// The network and serial outputs, kept across reloads (issue 27): an output whose settings did
+/// The network and serial outputs, kept across reloads: an output whose settings did
 /// not change keeps running — its listener, its clients, a Signal K client's subscriptions — while
 /// the sources and the processor are rebuilt behind it; it hears headings through the heading
 /// `NotificationCenter`, which the new pipeline posts to as the old one did. An output whose

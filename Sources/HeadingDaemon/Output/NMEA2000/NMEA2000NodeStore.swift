@@ -3,7 +3,7 @@
 
 import Foundation
 
-/// What the NMEA 2000 node keeps across restarts (issue 39), in the service's state directory
+/// What the NMEA 2000 node keeps across restarts, in the service's state directory
 /// (`$STATE_DIRECTORY/nmea2000-node.json`): the unique number of its NAME, made once at random, and
 /// the address it last held, claimed first at the next start. A plotter keeps its list of sources
 /// by NAME, so a node whose NAME changed at each start would be a new, unknown device each time.

@@ -13,7 +13,7 @@ import Prometheus
 import ServiceLifecycle
 import Synchronization
 
-/// headingd as a node on the NMEA 2000 bus (issue 39): an ``NMEA2000Node`` (the claim, the answers
+/// headingd as a node on the NMEA 2000 bus: an ``NMEA2000Node`` (the claim, the answers
 /// a plotter asks for, the heartbeat, 127250/127251/127257/127258 for each heading) driven by a
 /// thread of its own over a ``CANLink`` — a SocketCAN interface or a Yacht Devices gateway in RAW
 /// mode.
