@@ -45,6 +45,8 @@ package final class IIOBuffer {
     package let descriptor: Int32
     /// The trigger given to the device (`nil`: it had one, or needs none).
     package let trigger: String?
+    /// What was done to its sampling frequency for scans at the rate.
+    package let frequency: IIOSamplingFrequency.Outcome
     /// The bytes read made into whole scans.
     private var assembler: IIOScanAssembler
     private let enabledHere: [String]
@@ -58,12 +60,15 @@ package final class IIOBuffer {
     /// - Parameters:
     ///   - device: The device (under `/sys/bus/iio/devices`: its character device is `/dev/` and its id).
     ///   - types: The channel types read from it.
+    ///   - rate: The scans a second wanted: its sampling frequency is set to the smallest it lists at
+    ///     least that, once it is found able to give scans (no trigger, the usual reason, leaves it
+    ///     as it was) and before its buffer is enabled (drivers refuse a change while it is).
     ///   - trigger: The trigger to give it, by name (an administrator's `hrtimer` trigger); `nil` for its own.
     ///   - devices: The directory its triggers are in, `/sys/bus/iio/devices`.
     ///   - nodes: The directory of the character devices, `/dev`.
     /// - Throws: ``Unavailable`` naming what is missing or refused.
     package init(
-        device: IIODevice, types: [IIODevice.ChannelType], trigger named: String? = nil, devices: String = IIOEndpoint.systemRoot, nodes: String = "/dev"
+        device: IIODevice, types: [IIODevice.ChannelType], rate: Double, trigger named: String? = nil, devices: String = IIOEndpoint.systemRoot, nodes: String = "/dev"
     ) throws(Unavailable) {
         self.device = device
         self.types = types
@@ -99,6 +104,7 @@ package final class IIOBuffer {
         do throws(Unavailable) {
             // Before anything is written: a device with no trigger (the usual reason) is left as it was.
             let trigger = try Self.trigger(for: device, named: named, devices: devices)
+            frequency = IIOSamplingFrequency.adjust(device, for: rate, factor: 1)
             for name in names + ["in_timestamp"] {
                 let path = "\(elements)/\(name)_en"
                 guard IIOChannels.contents(path) != nil, Self.number(at: path) != 1 else { continue }

@@ -41,7 +41,8 @@ extension IIOReader {
     }
 
     /// Enables the buffer of each device that can give whole scans, with its sampling frequency
-    /// for scans at the source's rate (the gyroscope's at ``gyroscopeRate`` at least); a device that
+    /// for scans at the source's rate (the gyroscope's at ``gyroscopeRate`` at least: set by
+    /// ``IIOBuffer`` once the device is found able, before its buffer is enabled); a device that
     /// cannot is read directly, said with the reason, and with its frequency for direct reads.
     /// - Returns: The buffers, or `nil` when the magnetometer's device is read directly (then every one is).
     func openBuffers(_ instruments: IIOInstruments) -> Buffers? {
@@ -69,9 +70,9 @@ extension IIOReader {
                 adjustSamplingFrequencies([entry.device], rate: endpoint.rate)
                 continue
             }
-            adjustSamplingFrequencies([entry.device], rate: entry.rate, factor: 1)
             do throws(IIOBuffer.Unavailable) {
-                let buffer = try IIOBuffer(device: entry.device, types: entry.types, trigger: endpoint.trigger)
+                let buffer = try IIOBuffer(device: entry.device, types: entry.types, rate: entry.rate, trigger: endpoint.trigger)
+                report(buffer.frequency, of: entry.device, rate: entry.rate, forScans: true)
                 opened.append(buffer)
                 let trigger = buffer.trigger.map { ", trigger \($0) given" } ?? ""
                 logger.notice(
@@ -82,7 +83,8 @@ extension IIOReader {
                 adjustSamplingFrequencies([entry.device], rate: endpoint.rate)
             }
         }
-        guard let magnetometer = opened.first, magnetometer.types.contains(.magnetometer) else { return nil }
+        // The magnetometer's device is the first: the others are opened only when it was.
+        guard let magnetometer = opened.first else { return nil }
         return Buffers(magnetometer: magnetometer, others: Array(opened.dropFirst()))
     }
 
@@ -108,14 +110,15 @@ extension IIOReader {
         var descriptors = [pollfd(fd: buffers.magnetometer.descriptor, events: Int16(POLLIN), revents: 0)]
         let buffered = Set(buffers.all.flatMap(\.types))
         let direct = [instruments.accelerometer, instruments.gyroscope].compactMap { $0 }.filter { !buffered.contains($0.type) }
+        // The others first, so that a heading has the gyroscope's scans up to its own.
+        let readOrder = buffers.others + [buffers.magnetometer]
         while !signal.isStopped {
             // At most 0.25 s a wait: a stop is seen within it.
             _ = poll(&descriptors, nfds_t(descriptors.count), 250)
             let now = ContinuousClock.now
             tick(now)
             var magnetometerScans: [IIOBuffer.Scan] = []
-            // The others first, so that a heading has the gyroscope's scans up to its own.
-            for buffer in buffers.others + [buffers.magnetometer] {
+            for buffer in readOrder {
                 let failure = buffer.read { scan in
                     if let value = scan.accelerometer, let channels = instruments.accelerometer { acceleration = channels.value(raw: value) }
                     if let value = scan.gyroscope, let channels = instruments.gyroscope {

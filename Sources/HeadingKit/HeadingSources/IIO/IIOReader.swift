@@ -239,21 +239,22 @@ struct IIOReader: Sendable {
         source()?.report(report)
     }
 
-    /// Sets each device's sampling frequency for direct reads at `rate` (or, with a `factor` of 1,
-    /// for its buffer's scans), and says what was done.
-    func adjustSamplingFrequencies(_ devices: [IIODevice], rate: Double, factor: Double = 8) {
+    /// Sets each device's sampling frequency for direct reads at `rate`, and says what was done.
+    func adjustSamplingFrequencies(_ devices: [IIODevice], rate: Double) {
+        for device in devices { report(IIOSamplingFrequency.adjust(device, for: rate), of: device, rate: rate, forScans: false) }
+    }
+
+    /// Says what was done to a device's sampling frequency for reads (or scans) at `rate`.
+    func report(_ outcome: IIOSamplingFrequency.Outcome, of device: IIODevice, rate: Double, forScans: Bool) {
         let logger = configuration.logger
-        for device in devices {
-            switch IIOSamplingFrequency.adjust(device, for: rate, factor: factor) {
-            case .notAdjustable, .unchanged: break
-            case .set(let from, let to):
-                logger.notice(
-                    "\(name): \(device): sampling_frequency \(from.map { "\($0) Hz → " } ?? "")\(to) Hz, for \(factor == 1 ? "scans" : "reads") at \(rate) a second")
-            case .refused(let chosen, let reason):
-                let text = "\(name): \(device): cannot set sampling_frequency to \(chosen) Hz (\(reason)); at its own, each read may take long "
-                    + "(ST's drivers sleep two sample periods a read): set it at boot (a udev rule; README, IIO)"
-                logger.notice("\(text)")
-            }
+        switch outcome {
+        case .notAdjustable, .unchanged: break
+        case .set(let from, let to):
+            logger.notice("\(name): \(device): sampling_frequency \(from.map { "\($0) Hz → " } ?? "")\(to) Hz, for \(forScans ? "scans" : "reads") at \(rate) a second")
+        case .refused(let chosen, let reason):
+            let text = "\(name): \(device): cannot set sampling_frequency to \(chosen) Hz (\(reason)); at its own, each read may take long "
+                + "(ST's drivers sleep two sample periods a read): set it at boot (a udev rule; README, IIO)"
+            logger.notice("\(text)")
         }
     }
 }
