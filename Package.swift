@@ -186,10 +186,16 @@ let package = Package(
             name: "HeadingKitGPSDTests",
             dependencies: ["HeadingKitGPSD", "HeadingKit", "HeadingKitTesting"]
         ),
+        // glibc's posix_spawn extensions (close every inherited descriptor, change directory) for
+        // the daemon tests' child processes.
+        .target(
+            name: "CChildProcess",
+            path: "Tests/CChildProcess"
+        ),
         .testTarget(
             name: "HeadingDaemonTests",
             dependencies: [
-                "HeadingDaemon", "HeadingKit", "HeadingKitTesting", "NMEA2000",
+                "CChildProcess", "HeadingDaemon", "HeadingKit", "HeadingKitTesting", "NMEA2000",
                 .product(name: "Clocks", package: "swift-clocks"),
             ],
             // The suite's release build (scripts/release-build) compiles the daemon's tests last and

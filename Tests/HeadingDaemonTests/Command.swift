@@ -22,28 +22,39 @@ enum Command {
     private static func runBlocking(_ executable: String, _ arguments: [String], in directory: URL?) throws -> (
         status: Int32, output: String, errors: String
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let output = try ChildProcess.makePipe()
+        let errors = try ChildProcess.makePipe()
+        let null = try ChildProcess.openNull()
+        let pid: pid_t
+        do {
+            defer { [output.write, errors.write, null].forEach { close($0) } }
+            pid = try ChildProcess.spawn(
+                executable, arguments, environment: ProcessInfo.processInfo.environment, directory: directory?.path,
+                input: null, output: output.write, error: errors.write
+            )
+        } catch {
+            close(output.read)
+            close(errors.read)
+            throw error
+        }
         // Drain standard error beside standard output, so neither pipe fills up and blocks the command.
         let errorData = Mutex(Data())
         let drained = DispatchSemaphore(value: 0)
         Thread {
-            errorData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() }
+            ChildProcess.drain(errors.read) { data in errorData.withLock { $0.append(data) } }
             drained.signal()
         }.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        var outputData = Data()
+        ChildProcess.drain(output.read) { outputData.append($0) }
+        let termination = ChildProcess.reap(pid)
         drained.wait()
+        let status: Int32
+        switch termination {
+        case .exited(let code): status = code
+        case .signalled(let signal): status = signal
+        }
         return (
-            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+            status, String(decoding: outputData, as: UTF8.self),
             errorData.withLock { String(decoding: $0, as: UTF8.self) }
         )
     }

@@ -5,9 +5,11 @@ import Foundation
 
 /// The real `headingd` binary, run as a child process with its output captured.
 ///
-/// Safety: `@unchecked Sendable` because `process` is configured before `start()` and afterwards
-/// used only through `Process`'s thread-safe accessors, and `state` is read and written only while
-/// holding `lock`.
+/// Started by ``ChildProcess`` (not Foundation's `Process`, whose descriptors another test's
+/// program could inherit, hiding this one's exit).
+///
+/// Safety: `@unchecked Sendable` because the `let` properties are set by `init` and never change,
+/// and `state` is read and written only while holding `lock`.
 final class DaemonProcess: @unchecked Sendable {
     private struct State {
         var output = Data()
@@ -21,6 +23,10 @@ final class DaemonProcess: @unchecked Sendable {
         /// (on Foundation's reading thread, not when a busy cooperative pool lets a test run).
         var errorArrivals: [(length: Int, at: ContinuousClock.Instant)] = []
         var version = 0
+        /// The process ID, once started.
+        var pid: pid_t = 0
+        /// How it ended, once reaped (before its pipes are drained).
+        var termination: ChildProcess.Termination?
     }
 
     /// The `headingd` the tests run: `$TESTED_HEADINGD` when set (not `HEADINGD_…`: headingd reads
@@ -37,7 +43,9 @@ final class DaemonProcess: @unchecked Sendable {
         return testBinary.deletingLastPathComponent().appendingPathComponent("headingd")
     }()
 
-    private let process = Process()
+    private let executable: String
+    private let arguments: [String]
+    private let environment: [String: String]
     private let lock = NSLock()
     private var state = State()
 
@@ -50,23 +58,22 @@ final class DaemonProcess: @unchecked Sendable {
     ///     same capture and waits.
     init(arguments: [String], environment: [String: String?] = [:], launcher: [String] = [], executable: String? = nil) {
         if let executable {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
+            self.executable = executable
+            self.arguments = arguments
         } else if let command = launcher.first {
-            process.executableURL = URL(fileURLWithPath: command)
-            process.arguments = launcher.dropFirst() + [Self.executableURL.path] + arguments
+            self.executable = command
+            self.arguments = launcher.dropFirst() + [Self.executableURL.path] + arguments
         } else {
-            process.executableURL = Self.executableURL
-            process.arguments = arguments
+            self.executable = Self.executableURL.path
+            self.arguments = arguments
         }
-        process.standardInput = FileHandle.nullDevice
         var variables = ProcessInfo.processInfo.environment
         // A test runner under systemd must not hand its own notify socket to headingd.
         variables["NOTIFY_SOCKET"] = nil
         variables["WATCHDOG_USEC"] = nil
         variables["JOURNAL_STREAM"] = nil
         for (name, value) in environment { variables[name] = value }
-        process.environment = variables
+        self.environment = variables
     }
 
     /// Everything written to standard output so far.
@@ -75,19 +82,26 @@ final class DaemonProcess: @unchecked Sendable {
     var errors: String { lock.withLock { String(decoding: state.errors, as: UTF8.self) } }
     /// Complete standard output lines so far.
     var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
-    /// The exit status, once exited; -1 while it runs (Foundation traps on reading a running
-    /// process's status, which would end every test in the process, not fail one).
-    var terminationStatus: Int32 { process.isRunning ? -1 : process.terminationStatus }
+    /// The exit status, or the number of the signal that ended it, once it has ended; -1 while it runs.
+    var terminationStatus: Int32 {
+        switch lock.withLock({ state.termination }) {
+        case .exited(let status), .signalled(let status): status
+        case nil: -1
+        }
+    }
     /// Whether it exited normally (rather than by a signal).
-    var exitedNormally: Bool { !process.isRunning && process.terminationReason == .exit }
+    var exitedNormally: Bool {
+        if case .exited = lock.withLock({ state.termination }) { return true }
+        return false
+    }
     /// When the process exit was seen (on the thread that reaps it), once it has exited.
     var exitedAt: ContinuousClock.Instant? { lock.withLock { state.exitedAt } }
     /// The process ID.
-    var processIdentifier: Int32 { process.processIdentifier }
+    var processIdentifier: Int32 { lock.withLock { state.pid } }
 
     /// headingd's resident set in KiB, from `/proc/PID/status`; `nil` once it has gone.
     var residentKiB: Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+        guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
         else { return nil }
         return Int(line.split(separator: " ").dropFirst().first ?? "")
@@ -97,29 +111,37 @@ final class DaemonProcess: @unchecked Sendable {
     /// `Z` with the process not yet reaped: its main thread has ended, and what is left of it (a
     /// thread the kernel holds in a read) ends when the kernel lets it.
     var procState: Character? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+        guard let stat = try? String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return nil }
         return stat[close...].dropFirst().first { $0 != " " }
     }
 
+    /// Starts it (``ChildProcess``: nothing of it can be inherited by another test's programs).
     func start() throws {
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        // Each pipe is read to its end by a thread of its own. (Not readabilityHandler: its dispatch
-        // source outlived the descriptor when the termination handler read the rest, and
-        // libdispatch's manager thread crashed on the closed descriptor — seen once in CI.)
+        let output = try ChildProcess.makePipe()
+        let errors = try ChildProcess.makePipe()
+        let null = try ChildProcess.openNull()
+        defer { [output.write, errors.write, null].forEach { close($0) } }
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn(
+                executable, arguments, environment: environment, input: null, output: output.write, error: errors.write
+            )
+        } catch {
+            close(output.read)
+            close(errors.read)
+            throw error
+        }
+        update { $0.pid = pid }
+        // Each pipe is read to its end by a thread of its own, and the process reaped by a third;
+        // the exit is reported once everything the pipes held is read.
         let drained = DispatchGroup()
-        for (pipe, isErrors) in [(outputPipe, false), (errorPipe, true)] {
-            let handle = pipe.fileHandleForReading
+        for (descriptor, isErrors) in [(output.read, false), (errors.read, true)] {
             drained.enter()
             Thread { [weak self] in
                 defer { drained.leave() }
-                while true {
-                    let data = handle.availableData  // blocks; empty at the end
-                    guard !data.isEmpty else { return }
+                ChildProcess.drain(descriptor) { data in
                     let arrived = ContinuousClock.now
                     self?.update { state in
                         if isErrors {
@@ -132,18 +154,17 @@ final class DaemonProcess: @unchecked Sendable {
                 }
             }.start()
         }
-        process.terminationHandler = { [weak self] _ in
+        Thread { [weak self] in
+            let termination = ChildProcess.reap(pid)
             let exitedAt = ContinuousClock.now
-            // The exit is reported once everything the pipes held is read (without blocking the
-            // thread that reports every process's end).
+            self?.update { $0.termination = termination }
             drained.notify(queue: .global()) {
                 self?.update {
                     $0.exited = true
                     $0.exitedAt = exitedAt
                 }
             }
-        }
-        try process.run()
+        }.start()
     }
 
     /// When standard error first held `text` in full: the arrival of the chunk that completed it.
@@ -155,7 +176,7 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Sends a signal.
-    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    func send(_ signal: Int32) { kill(processIdentifier, signal) }
 
     /// Waits until `condition` holds over (standard output, exited), re-checking on every change,
     /// for at most `timeout`. Returns whether it held.
@@ -194,8 +215,8 @@ final class DaemonProcess: @unchecked Sendable {
     func waitForExit(timeout: Duration = .seconds(30)) async -> Bool {
         let exited = await wait(timeout: timeout) { _, exited in exited }
         if !exited {
-            process.terminate()
-            kill(process.processIdentifier, SIGKILL)
+            kill(processIdentifier, SIGTERM)
+            kill(processIdentifier, SIGKILL)
             // Reaped before anyone reads its status.
             _ = await wait(timeout: .seconds(5)) { _, exited in exited }
         }
@@ -213,7 +234,9 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // The reaping thread reaps it; until then its ID cannot be reused.
+        let (pid, running) = lock.withLock { (state.pid, state.termination == nil) }
+        if pid > 0, running { kill(pid, SIGKILL) }
     }
 
     private func update(_ change: (inout State) -> Void) {
