@@ -50,11 +50,15 @@ struct HeadingPipeline {
     ///   - logger: The proxies' logger.
     ///   - shutdown: Asked for when the heading log ends (`--count` reached, or output failed).
     ///   - fanOut: Where the consumers other than the stdout log hear the processor.
-    init(settings: DaemonSettings, headingLimit: Int?, shutdown: ShutdownRequest, fanOut: HeadingFanOut = HeadingFanOut(), logger: Logger) {
+    ///   - buses: The process's NMEA 2000 buses: a source on the output node's bus hides its frames.
+    init(
+        settings: DaemonSettings, headingLimit: Int?, shutdown: ShutdownRequest, fanOut: HeadingFanOut = HeadingFanOut(),
+        buses: NMEA2000Buses = NMEA2000Buses(), logger: Logger
+    ) {
         self.settings = settings
         self.fanOut = fanOut
         var feeds: [NMEAStreamEndpoint: NMEAFeed] = [:]
-        sources = settings.sources.map { $0.makeSource(settings: settings, feeds: &feeds, logger: logger) }
+        sources = settings.sources.map { $0.makeSource(settings: settings, feeds: &feeds, buses: buses, logger: logger) }
         // The heading filter is the processor's: filtered in a proxy, a steady heading would look stale.
         // Delivery is immediate, whatever thread builds the pipeline: no hop per heading, and the
         // consumers behind the center are thread-safe.

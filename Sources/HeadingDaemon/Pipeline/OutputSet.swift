@@ -79,15 +79,19 @@ final class OutputSet: Sendable {
     /// Where the outputs hear headings and faults: the process's one typed fan-out.
     private let fanOut: HeadingFanOut
     private let running = Mutex<[Kind: Running]>([:])
+    /// The NMEA 2000 buses, where the node says its address to the sources on its bus.
+    private let buses: NMEA2000Buses
 
     /// - Parameters:
     ///   - metrics: What `/metrics` serves, when the settings turn it on.
     ///   - status: What the status service shows, when the settings turn it on; it is told
     ///     which outputs run.
     ///   - fanOut: Where the outputs hear headings and faults.
+    ///   - buses: The process's NMEA 2000 buses, shared with the sources.
     ///   - logger: The outputs' logger.
-    init(metrics: HeadingMetrics, status: StatusBoard, fanOut: HeadingFanOut, logger: Logger) {
+    init(metrics: HeadingMetrics, status: StatusBoard, fanOut: HeadingFanOut, buses: NMEA2000Buses = NMEA2000Buses(), logger: Logger) {
         self.fanOut = fanOut
+        self.buses = buses
         self.metrics = metrics
         self.status = StatusRoutes(board: status)
         self.logger = logger
@@ -228,7 +232,9 @@ final class OutputSet: Sendable {
             try output.open()
             return output
         case .nmea2000(let settings, let interface):
-            return NMEA2000Output.opening(settings, interface: interface, center: fanOut, metrics: metrics, logger: logger)
+            return NMEA2000Output.opening(
+                settings, interface: interface, center: fanOut, metrics: metrics, localNode: buses.node(on: interface), logger: logger
+            )
         case .http(let address, let limits, let servesMetrics, let servesStatus):
             let output = HTTPOutput(
                 configuration: .init(address: address, limits: limits), metrics: servesMetrics ? metrics : nil, status: servesStatus ? status : nil,

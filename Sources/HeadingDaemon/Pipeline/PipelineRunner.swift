@@ -53,7 +53,9 @@ struct PipelineRunner: Sendable {
         // the stdout log observes the notification center, which the library promises its users.
         let fanOut = HeadingFanOut()
         // The outputs outlive a reload when their settings do not change.
-        let outputs = OutputSet(metrics: metrics, status: board, fanOut: fanOut, logger: logger)
+        // The NMEA 2000 buses: the output's node and the sources on its bus share one presence there.
+        let buses = NMEA2000Buses()
+        let outputs = OutputSet(metrics: metrics, status: board, fanOut: fanOut, buses: buses, logger: logger)
         var isReload = false
         while true {
             let loader = loader
@@ -72,7 +74,9 @@ struct PipelineRunner: Sendable {
                 await outputs.stopAll()
                 return .outputUnavailable
             }
-            let pipeline = HeadingPipeline(settings: current, headingLimit: headingLimit, shutdown: shutdown, fanOut: fanOut, logger: logger)
+            let pipeline = HeadingPipeline(
+                settings: current, headingLimit: headingLimit, shutdown: shutdown, fanOut: fanOut, buses: buses, logger: logger
+            )
             // Metrics only when they are served: otherwise nothing on the heading path.
             let processor = pipeline.processor
             let sources = processor.sources.indices

@@ -12,9 +12,12 @@ extension SourceSpecification {
     ///   - settings: The effective settings (replay speed, simulation rate, …).
     ///   - feeds: The NMEA 0183 feeds made so far, by endpoint: sources on one endpoint share its
     ///     feed (it is read once), and a new endpoint's feed is added.
+    ///   - buses: The process's NMEA 2000 buses: a feed of one knows this process's node there.
     ///   - logger: Where a feed logs opening, losing and reopening its transport.
     /// - Returns: A source, not yet started.
-    func makeSource(settings: DaemonSettings, feeds: inout [NMEAStreamEndpoint: NMEAFeed], logger: Logger) -> any HeadingSource {
+    func makeSource(
+        settings: DaemonSettings, feeds: inout [NMEAStreamEndpoint: NMEAFeed], buses: NMEA2000Buses = NMEA2000Buses(), logger: Logger
+    ) -> any HeadingSource {
         switch kind {
         case .simulation:
             SimulatedHeadingSource(
@@ -50,7 +53,7 @@ extension SourceSpecification {
             )
         case .stream(let endpoint, let selection):
             StreamHeadingSource(
-                feed: Self.feed(for: endpoint, in: &feeds, logger: logger),
+                feed: Self.feed(for: endpoint, in: &feeds, buses: buses, logger: logger),
                 configuration: .init(
                     selection: selection, minimumCourseSpeed: settings.minimumCourseSpeed, requiresChecksum: settings.requiresChecksum,
                     silenceTimeout: .milliseconds(Int((settings.staleAfter * 1000).rounded()))
@@ -60,9 +63,13 @@ extension SourceSpecification {
     }
 
     /// The feed of `endpoint`: the one made for an earlier source, or a new one.
-    private static func feed(for endpoint: NMEAStreamEndpoint, in feeds: inout [NMEAStreamEndpoint: NMEAFeed], logger: Logger) -> NMEAFeed {
+    private static func feed(
+        for endpoint: NMEAStreamEndpoint, in feeds: inout [NMEAStreamEndpoint: NMEAFeed], buses: NMEA2000Buses, logger: Logger
+    ) -> NMEAFeed {
         if let feed = feeds[endpoint] { return feed }
-        let feed = NMEAFeed(configuration: .init(endpoint: endpoint, logger: logger))
+        var configuration = NMEAFeed.Configuration(endpoint: endpoint, logger: logger)
+        configuration.localNode = buses.node(readBy: endpoint)
+        let feed = NMEAFeed(configuration: configuration)
         feeds[endpoint] = feed
         return feed
     }

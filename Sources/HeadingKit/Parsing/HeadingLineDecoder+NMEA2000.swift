@@ -43,7 +43,7 @@ extension HeadingLineDecoder {
     /// The NMEA 2000 state, taken out of `self` so that it is mutated in place, not copied.
     mutating func takeNMEA2000() -> NMEA2000Decoding {
         defer { nmea2000 = nil }
-        return nmea2000 ?? NMEA2000Decoding(selection: nmea2000Device)
+        return nmea2000 ?? NMEA2000Decoding(selection: nmea2000Device, localNode: nmea2000LocalNode)
     }
 
     mutating func decodeCANLine(
@@ -107,7 +107,8 @@ struct NMEA2000Decoding: Sendable {
     var text = CANTextLineDecoder()
     var reader: NMEA2000HeadingReader
 
-    init(selection: NMEA2000DeviceSelection) {
+    init(selection: NMEA2000DeviceSelection, localNode: NMEA2000LocalNode?) {
         reader = NMEA2000HeadingReader(selection: selection)
+        reader.localNode = localNode
     }
 }

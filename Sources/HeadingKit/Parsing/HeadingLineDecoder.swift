@@ -101,6 +101,8 @@ public struct HeadingLineDecoder: Sendable {
     public let nmea2000Device: NMEA2000DeviceSelection
     /// The NMEA 2000 state, made at the first CAN frame or line: joins, devices, the chosen one.
     var nmea2000: NMEA2000Decoding?
+    /// This process's own node on the bus read, if it has one there: its frames are not a device's.
+    package var nmea2000LocalNode: NMEA2000LocalNode?
     /// The lines decoded so far, by result (kept across ``restart()``).
     package internal(set) var lineCounts = LineCounts()
 
@@ -134,11 +136,13 @@ public struct HeadingLineDecoder: Sendable {
     /// Forgets the recording's time, as at the start of the file: for a replay that loops.
     public mutating func restart() {
         let counts = lineCounts
+        let localNode = nmea2000LocalNode
         self = HeadingLineDecoder(
             path: path, sourceName: sourceName, minimumCourseSpeed: minimumCourseSpeed, timestamping: timestamping,
             requiresChecksum: requiresChecksum, nmea2000Device: nmea2000Device
         )
         lineCounts = counts
+        nmea2000LocalNode = localNode
     }
 
     /// Decodes one line.

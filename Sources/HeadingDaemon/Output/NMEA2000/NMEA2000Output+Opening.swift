@@ -7,10 +7,11 @@ import NMEA2000
 
 extension NMEA2000Output {
     /// The node these settings describe: its NAME's unique number and last address read from (or
-    /// made and kept in) the state directory, what was found there logged.
+    /// made and kept in) the state directory, what was found there logged; `localNode` is its
+    /// presence on the bus, shared with the sources that read it.
     static func opening(
         _ settings: NMEA2000OutputSettings, interface: NMEA2000OutputSettings.Interface, center: any HeadingEventCenter, metrics: HeadingMetrics,
-        logger: Logger
+        localNode: NMEA2000LocalNode, logger: Logger
     ) -> NMEA2000Output {
         let store = NMEA2000NodeStore(directory: .process, defaultAddress: defaultAddress)
         if let damage = store.damage { logger.error("\(damage)") }
@@ -26,7 +27,8 @@ extension NMEA2000Output {
         )
         return NMEA2000Output(
             configuration: Configuration(settings: settings, interface: interface, identity: identity, preferredAddress: store.state.address),
-            center: center, metrics: metrics.output("nmea2000"), registry: metrics.registry, store: store.path == nil ? nil : store, logger: logger
+            center: center, metrics: metrics.output("nmea2000"), registry: metrics.registry, store: store.path == nil ? nil : store,
+            localNode: localNode, logger: logger
         )
     }
 

@@ -70,6 +70,8 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     private let claimed: Gauge?
     private let writeLatency: DurationHistogram?
     private let store: NMEA2000NodeStore?
+    /// The node's presence on its bus, shared with the sources that read the bus.
+    private let localNode: NMEA2000LocalNode
     /// Opens a link in a test (a scripted one); `nil` opens the configuration's interface.
     private let linkOpener: (@Sendable (_ wake: Int32) throws(OutputOpenError) -> any CANLink)?
     private let logger: Logger
@@ -85,13 +87,17 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     ///   - metrics: The output's metrics (`output="nmea2000"`).
     ///   - registry: Where its address, claim and write latency are registered; `nil` in tests.
     ///   - store: Where its address is kept when a contest moves it; `nil` for nowhere.
+    ///   - localNode: Where it says its address and NAME to the sources reading its bus
+    ///     (``NMEA2000Buses``); by default a presence no source reads.
     ///   - linkOpener: Opens a link in a test; `nil` opens the configuration's interface.
     ///   - logger: Its log.
     init(
         configuration: Configuration, center: any HeadingEventCenter, metrics: OutputMetrics, registry: PrometheusCollectorRegistry?,
-        store: NMEA2000NodeStore?, linkOpener: (@Sendable (_ wake: Int32) throws(OutputOpenError) -> any CANLink)? = nil, logger: Logger
+        store: NMEA2000NodeStore?, localNode: NMEA2000LocalNode = NMEA2000LocalNode(),
+        linkOpener: (@Sendable (_ wake: Int32) throws(OutputOpenError) -> any CANLink)? = nil, logger: Logger
     ) {
         self.configuration = configuration
+        self.localNode = localNode
         self.linkOpener = linkOpener
         self.center = center
         self.metrics = metrics
@@ -234,7 +240,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
             }
         }
         state.link?.close()
-        LocalNMEA2000Node.clear()
+        localNode.clear()
         address?.set(to: 254)
         claimed?.set(to: 0)
         metrics.state.withLock { $0 = "stopped" }
@@ -283,7 +289,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
 
     private func lose(_ state: inout Loop, _ reason: String, at now: Duration) {
         state.link?.close()
-        LocalNMEA2000Node.clear()
+        localNode.clear()
         state.link = nil
         state.queue.removeAll()
         state.retryAt = nil
@@ -414,7 +420,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
         }
         state.lastState = current
         state.lastAddress = node.address
-        if current == .cannotClaim { LocalNMEA2000Node.clear() } else { LocalNMEA2000Node.set(address: node.address, name: configuration.identity.name.rawValue) }
+        if current == .cannotClaim { localNode.clear() } else { localNode.set(address: node.address, name: configuration.identity.name.rawValue) }
         address?.set(to: Double(node.address))
         claimed?.set(to: current == .claimed ? 1 : 0)
         let phrase = switch current {

@@ -38,6 +38,9 @@ public final class NMEAFeed: Sendable {
         public var maximumLineLength: Int
         /// Where opening, losing and the chosen baud rate are logged (notice level).
         public var logger: Logger
+        /// This process's own NMEA 2000 node on the bus read, if it has one there: its frames are
+        /// never taken for a device's.
+        package var localNode: NMEA2000LocalNode?
 
         /// Creates a configuration.
         /// - Parameters:

@@ -122,14 +122,12 @@ public final class StreamHeadingSource: HeadingSource, NMEAFeedTap, LineCounting
         let name = configuration.sourceName
             ?? (selection.isEmpty ? feed.name : feed.name + (feed.name.contains("?") ? "&" : "?") + selection)
         self.name = name
-        state = HeadingSourceState(
-            State(
-                decoder: HeadingLineDecoder(
-                    path: nil, sourceName: name, minimumCourseSpeed: configuration.minimumCourseSpeed, timestamping: .reception,
-                    requiresChecksum: configuration.requiresChecksum, nmea2000Device: configuration.selection.device
-                )
-            )
+        var decoder = HeadingLineDecoder(
+            path: nil, sourceName: name, minimumCourseSpeed: configuration.minimumCourseSpeed, timestamping: .reception,
+            requiresChecksum: configuration.requiresChecksum, nmea2000Device: configuration.selection.device
         )
+        decoder.nmea2000LocalNode = feed.configuration.localNode
+        state = HeadingSourceState(State(decoder: decoder))
     }
 
     /// Creates a source with a feed of its own.

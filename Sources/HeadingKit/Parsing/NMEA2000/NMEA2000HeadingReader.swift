@@ -62,6 +62,9 @@ public struct NMEA2000HeadingReader: Sendable {
     private var attitude: (pitch: Double?, roll: Double?)?
     /// A line about the devices not yet taken by ``takeNotice()``.
     private var notice: String?
+    /// This process's own node on the bus read, whose frames are never a device's; `nil` when it
+    /// has none there.
+    package var localNode: NMEA2000LocalNode?
 
     /// Creates a reader.
     /// - Parameter selection: Which device's headings are taken. Default: the first heard.
@@ -117,8 +120,8 @@ public struct NMEA2000HeadingReader: Sendable {
 
     /// Reads one whole message.
     public mutating func read(_ message: NMEA2000Message) -> Output {
-        // This process's own node (headingd's NMEA 2000 output), heard back: never a device.
-        guard !LocalNMEA2000Node.isOwn(message.source, knownName: devices[message.source]?.name?.rawValue) else { return .none }
+        // This process's own node on this bus (headingd's NMEA 2000 output), heard back: never a device.
+        if let localNode, localNode.isOwn(message.source, knownName: devices[message.source]?.name?.rawValue) { return .none }
         switch message.pgn {
         case NMEA2000PGN.vesselHeading:
             guard let heading = VesselHeading(message) else { return .none }
