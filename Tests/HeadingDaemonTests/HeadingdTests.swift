@@ -123,7 +123,10 @@ struct HeadingdTests {
         (["--count", "0"], 78, "option --count: must be at least 1, not 0"),
         (["--count", "-5"], 78, "option --count: must be at least 1, not -5"),
         (["--position", "-33.86,151.21,-7000000"], 78, "option --position: key 'position': must be LATITUDE,LONGITUDE[,ALTITUDE]"),
-        (["--rate", "fast"], 64, "The value 'fast' is invalid for '--rate <hz>'"),
+        // A value of the wrong type is the schema's, as in a file or the environment.
+        (["--rate", "fast"], 78, "option --rate: key 'simulation.rate': 'fast' is not a number"),
+        (["--rate"], 64, "Missing value for '--rate <hz>'"),
+        (["--verbose=false"], 64, "--verbose is a flag: it takes no value"),
         (["--filter", "200"], 78, "option --filter: key 'filter': must be between 0 and 180"),
         (["--rate", "0"], 78, "option --rate: key 'simulation.rate': must be above 0"),
         (["--rate", "1e-20"], 78, "option --rate: key 'simulation.rate': must be above 0"),

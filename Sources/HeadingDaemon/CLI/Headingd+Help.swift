@@ -146,9 +146,9 @@ extension Headingd {
         (serial:///dev/ttyUSB0?format=actisense) only the data goes, under the NGT-1's own address \
         and NAME, and only the PGNs enabled in its transmit list.
 
-        Exit status: 0 on success; 64 for bad usage (an unknown option, a value of the wrong type); \
-        78 (EX_CONFIG) for a value out of range or otherwise wrong, whether it came from a file, the environment \
-        or an option (a value may start with '-' as a separate argument: --position -33.86,151.21); 65 with --strict when any line was \
+        Exit status: 0 on success; 64 for bad usage (an unknown option, an option without its value, a \
+        value given to a flag); 78 (EX_CONFIG) for a value of the wrong type, out of range or otherwise \
+        wrong, whether it came from a file, the environment or an option (a value may start with '-' as a separate argument: --position -33.86,151.21); 65 with --strict when any line was \
         skipped or the file is in an unsupported (binary) format; 66 when the file cannot be read; 69 when \
         an output cannot be opened (a port in use, an unknown host); 74 when headings cannot be written to \
         standard output.

@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import Configuration
 import Foundation
 import Logging
+import Synchronization
 
 /// The headingd command: parses its options and hands over to a ``PipelineRunner``.
 @main
@@ -11,6 +13,7 @@ struct Headingd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "headingd",
         abstract: "Reads compass headings from one or more sources and prints one line per heading.",
+        usage: "headingd [<options>] [<path>] <subcommand>",
         discussion: discussion,
         // Dispatched in main() before the daemon's options are parsed; listed here for --help and the man page.
         subcommands: [ScanCommand.self, StatusCommand.self, CalibrateCommand.self, DeviationCommand.self]
@@ -19,14 +22,14 @@ struct Headingd: AsyncParsableCommand {
     /// headingd's version, as the Debian package's changelog states it (a test keeps them equal).
     static let version = "0.1.0"
 
-    @OptionGroup(title: "Sources") var sourceOptions: SourceOptions
-    @OptionGroup(title: "Processing") var processingOptions: ProcessingOptions
-    @OptionGroup(title: "Replay") var replayOptions: ReplayOptions
-    @OptionGroup(title: "Simulation") var simulationOptions: SimulationOptions
-    @OptionGroup(title: "Output") var outputOptions: OutputOptions
-    @OptionGroup(title: "MQTT") var mqttOptions: MQTTOptions
-    @OptionGroup(title: "NMEA 2000 output") var nmea2000Options: NMEA2000Options
+    // The settings' options (--source, --stale-after …) are not declared here: SettingOptions reads
+    // them from the settings' declarations before ArgumentParser sees the rest, and adds them to
+    // --help and the man page.
+    @OptionGroup(title: "Run") var runOptions: RunOptions
     @OptionGroup(title: "Configuration") var configurationOptions: ConfigurationOptions
+
+    /// The settings the command line gave (``SettingOptions``), for ``run()``.
+    private static let givenSettings = Mutex<[String: ConfigContent]>([:])
 
     /// Starts headingd, or the configuration-checking child that ``IsolatedTOMLCheck`` starts
     /// (before any option is parsed, so the child does no more than parse its input).
@@ -55,7 +58,7 @@ struct Headingd: AsyncParsableCommand {
         }
         if words.first == "help", words.count <= 2 {
             switch words.count == 2 ? words[1] : nil {
-            case nil: await main(["--help"])
+            case nil: LineWriter.standardOutput.write(SettingOptions.help())
             case "status": await StatusCommand.main(["--help"])
             case "calibrate": CalibrateCommand.main(["--help"])
             case "deviation": await DeviationCommand.main(["--help"])
@@ -66,9 +69,29 @@ struct Headingd: AsyncParsableCommand {
             }
             return
         }
+        let parsed: SettingOptions.Parsed
+        switch SettingOptions.parse(words) {
+        case .success(let given): parsed = given
+        case .failure(.usage(let message)):
+            LineWriter.standardError.write("Error: \(message)\n  See 'headingd --help' for more information.", priority: .error)
+            Foundation.exit(64)
+        case .failure(.configuration(let error)):
+            LineWriter.standardError.write("headingd: configuration: \(error)", priority: .error)
+            Foundation.exit(ExitStatus.configurationError.rawValue)
+        }
+        let others = parsed.rest.prefix { $0 != "--" }
+        if others.contains("--help") || others.contains("-h") {
+            LineWriter.standardOutput.write(SettingOptions.help())
+            return
+        }
+        if others.contains("--experimental-dump-help") {
+            LineWriter.standardOutput.write(SettingOptions.dumpHelp())
+            return
+        }
+        givenSettings.withLock { $0 = parsed.settings }
         _ = HangupSignals.process  // from here on a SIGHUP is kept for the reloader, never fatal, never lost
         StopDeadline.arm(requesting: .process)  // and a SIGTERM or SIGINT is a graceful shutdown, never lost
-        await main(nil)
+        await main(parsed.rest)
     }
 
     func run() async throws {
@@ -80,8 +103,7 @@ struct Headingd: AsyncParsableCommand {
             mainFile: configurationOptions.mainFile,
             mainFileIsRequired: configurationOptions.mainFileIsRequired,
             environment: ProcessInfo.processInfo.environment,
-            flags: [sourceOptions.settings, processingOptions.settings, replayOptions.settings, simulationOptions.settings, outputOptions.settings, mqttOptions.settings, nmea2000Options.settings]
-                .reduce(into: [:]) { all, group in all.merge(group) { first, _ in first } },
+            flags: Self.givenSettings.withLock { $0 },
             parserExecutable: "/proc/self/exe"
         )
         let settings: DaemonSettings
@@ -100,7 +122,7 @@ struct Headingd: AsyncParsableCommand {
         bootstrapLogging(verbose: settings.verbose)
         let shutdown = ShutdownRequest.process
         let runner = PipelineRunner(
-            loader: loader, headingLimit: outputOptions.count, shutdown: shutdown, hangups: .process,
+            loader: loader, headingLimit: runOptions.count, shutdown: shutdown, hangups: .process,
             logger: Logger(label: "headingd")
         )
         let status = try await runner.run(settings)

@@ -9,175 +9,270 @@ import HeadingOutputs
 extension DaemonSettings {
     /// Every key headingd reads, with its checks.
     static let keys: [SettingKey] = [
-        SettingKey(name: "source", option: "--source", kind: .stringList) { content in
+        SettingKey(
+            name: "source", option: "--source", kind: .stringList, group: .sources, valueName: "source",
+            help: "Where headings come from: \(SourceSpecification.acceptedForms). Give it more than once for several sources, best first: "
+                + "headings come from the best healthy one. (default: simulation)") { content in
             guard case .stringArray(let texts) = content, !texts.isEmpty else { return "must name at least one source" }
             for text in texts {
                 if case .failure(let error) = SourceSpecification.parse(text) { return error.reason }
             }
             return nil
         },
-        SettingKey(name: "format", option: "--format", kind: .string) { content in
-            guard case .string(let text) = content, OutputFormat(rawValue: text) != nil else { return "must be 'text' or 'json'" }
-            return nil
-        },
-        SettingKey(name: "filter", option: "--filter", kind: .double) { number($0, in: 0...180, "between 0 and 180 degrees") },
-        SettingKey(name: "min_course_speed", option: "--min-course-speed", kind: .double) { number($0, in: 0...1000, "between 0 and 1000 m/s") },
-        SettingKey(name: "verbose", option: "--verbose", kind: .bool),
-        SettingKey(name: "require_checksum", option: "--require-checksum", kind: .bool),
-        SettingKey(name: "replay.speed", option: "--speed", kind: .string) { content in
-            guard case .string(let text) = content, ReplaySpeedSetting(argument: text) != nil else {
-                return "must be a multiple from 0.001 to 1000000 (\"10\") or \"max\""
-            }
-            return nil
-        },
-        SettingKey(name: "replay.loop", option: "--loop", kind: .bool),
-        SettingKey(name: "replay.strict", option: "--strict", kind: .bool),
-        SettingKey(name: "simulation.rate", option: "--rate", kind: .double) { number($0, in: 0.001...100_000, "above 0 and at most 100000 Hz") },
-        SettingKey(name: "simulation.seed", option: "--seed", kind: .integer) { content in
-            guard case .int(let seed) = content, seed >= 0 else { return "must be 0 or more" }
-            return nil
-        },
-        SettingKey(name: "simulation.dropout_interval", option: "--dropout-interval", kind: .double) { number($0, in: 0...86_400, "between 0 and 86400 s") },
-        SettingKey(name: "simulation.dropout_duration", option: "--dropout-duration", kind: .double) { number($0, in: 0.001...86_400, "above 0 s") },
-        SettingKey(name: "stale_after", option: "--stale-after", kind: .double) { number($0, in: 0.01...3600, "between 0.01 and 3600 seconds") },
-        SettingKey(name: "fail_back_hold", option: "--fail-back-hold", kind: .double) { number($0, in: 0...3600, "between 0 and 3600 seconds") },
-        SettingKey(name: "disagreement.threshold", option: "--disagreement", kind: .double) { number($0, in: 0...180, "between 0 (never) and 180 degrees") },
-        SettingKey(name: "disagreement.hold", option: "--disagreement-hold", kind: .double) { number($0, in: 0...3600, "between 0 and 3600 seconds") },
-        SettingKey(name: "position", option: "--position", kind: .string) { content in
+        SettingKey(
+            name: "min_course_speed", option: "--min-course-speed", kind: .double, group: .sources, valueName: "m/s",
+            help: "Replay and gpsd: the speed in m/s below which course over ground gives no heading (it is noise when "
+                + "stationary). (default: 0.5)") { number($0, in: 0...1000, "between 0 and 1000 m/s") },
+        SettingKey(
+            name: "require_checksum", option: "--require-checksum", kind: .bool, group: .sources,
+            help: "Replay and gpsd: refuse NMEA sentences without a checksum (by default a complete sentence without "
+                + "one is accepted)."),
+        SettingKey(
+            name: "stale_after", option: "--stale-after", kind: .double, group: .processing, valueName: "seconds",
+            help: "Seconds without a heading before a source is stale (a stale fault; failover when it is the active "
+                + "one). (default: 2)") { number($0, in: 0.01...3600, "between 0.01 and 3600 seconds") },
+        SettingKey(
+            name: "fail_back_hold", option: "--fail-back-hold", kind: .double, group: .processing, valueName: "seconds",
+            help: "Seconds a better source must deliver again before headings fail back to it. (default: 5)") { number($0, in: 0...3600, "between 0 and 3600 seconds") },
+        SettingKey(
+            name: "disagreement.threshold", option: "--disagreement", kind: .double, group: .processing, valueName: "degrees",
+            help: "Degrees two healthy sources may disagree by, for --disagreement-hold seconds, before a disagreement "
+                + "fault; 0 for never. (default: 10)") { number($0, in: 0...180, "between 0 (never) and 180 degrees") },
+        SettingKey(
+            name: "disagreement.hold", option: "--disagreement-hold", kind: .double, group: .processing, valueName: "seconds",
+            help: "Seconds a disagreement must last before the fault. (default: 10)") { number($0, in: 0...3600, "between 0 and 3600 seconds") },
+        SettingKey(
+            name: "position", option: "--position", kind: .string, group: .processing, valueName: "lat,lon",
+            help: "The vessel's position when no source reports one, for the World Magnetic Model's variation: "
+                + "LATITUDE,LONGITUDE[,ALTITUDE] (degrees North and East, metres). (default: none)") { content in
             guard case .string(let text) = content, parsePosition(text) != nil else {
                 return "must be LATITUDE,LONGITUDE[,ALTITUDE], such as 54.32,10.14 (degrees North within ±90 and East within ±180, metres above the ellipsoid from -1000 to 100000)"
             }
             return nil
         },
-        SettingKey(name: "outputs.nmea0183.tcp.listen", option: "--nmea-tcp", kind: .string) { content in
+        SettingKey(
+            name: "filter", option: "--filter", kind: .double, group: .processing, valueName: "degrees",
+            help: "Deliver a heading only when it differs from the last delivered one by at least this many degrees, "
+                + "measured on the circle (0 delivers all). (default: 0)") { number($0, in: 0...180, "between 0 and 180 degrees") },
+        SettingKey(
+            name: "replay.speed", option: "--speed", kind: .string, group: .replay, valueName: "n|max",
+            help: "Replay: a multiple of the recorded speed (10 is ten times faster), or 'max' for flat out. (default: "
+                + "1)") { content in
+            guard case .string(let text) = content, ReplaySpeedSetting(argument: text) != nil else {
+                return "must be a multiple from 0.001 to 1000000 (\"10\") or \"max\""
+            }
+            return nil
+        },
+        SettingKey(
+            name: "replay.loop", option: "--loop", kind: .bool, group: .replay,
+            help: "Replay: start the recording again at its end, until stopped."),
+        SettingKey(
+            name: "replay.strict", option: "--strict", kind: .bool, group: .replay,
+            help: "Replay: exit 65 (EX_DATAERR) after the replay if any line was malformed or out of range."),
+        SettingKey(
+            name: "simulation.rate", option: "--rate", kind: .double, group: .simulation, valueName: "hz",
+            help: "Simulation: headings per second. Replay: headings per second for a recording that carries no times. "
+                + "(default: 10)") { number($0, in: 0.001...100_000, "above 0 and at most 100000 Hz") },
+        SettingKey(
+            name: "simulation.seed", option: "--seed", kind: .integer, group: .simulation, valueName: "n",
+            help: "Simulation: seed; the same seed gives the same headings. (default: 1)") { content in
+            guard case .int(let seed) = content, seed >= 0 else { return "must be 0 or more" }
+            return nil
+        },
+        SettingKey(
+            name: "simulation.dropout_interval", option: "--dropout-interval", kind: .double, group: .simulation, valueName: "seconds",
+            help: "Simulation: seconds from one sensor dropout to the next; 0 for none. (default: 30)") { number($0, in: 0...86_400, "between 0 and 86400 s") },
+        SettingKey(
+            name: "simulation.dropout_duration", option: "--dropout-duration", kind: .double, group: .simulation, valueName: "seconds",
+            help: "Simulation: how long each dropout lasts, in seconds. (default: 3)") { number($0, in: 0.001...86_400, "above 0 s") },
+        SettingKey(
+            name: "format", option: "--format", kind: .string, group: .output, valueName: "text|json",
+            help: "Output format: 'text' (one readable line) or 'json' (one JSON object per line). (default: text)") { content in
+            guard case .string(let text) = content, OutputFormat(rawValue: text) != nil else { return "must be 'text' or 'json'" }
+            return nil
+        },
+        SettingKey(
+            name: "verbose", option: "--verbose", kind: .bool, group: .output,
+            help: "Log headingd's own lifecycle at debug level on standard error."),
+        SettingKey(
+            name: "outputs.nmea0183.tcp.listen", option: "--nmea-tcp", kind: .string, group: .output, valueName: "host:port",
+            help: "Serve NMEA 0183 heading sentences over TCP on this address, such as 127.0.0.1:10110 (default: none; "
+                + "a non-loopback address serves the network).") { content in
             guard case .string(let text) = content, text.isEmpty || ListenAddress(text) != nil else {
                 return "must be HOST:PORT, such as 127.0.0.1:10110 or [::1]:10110, or \"\" for no NMEA 0183 TCP output"
             }
             return nil
         },
-        SettingKey(name: "outputs.nmea0183.tcp.max_clients", option: "--nmea-tcp-max-clients", kind: .integer) { content in
-            guard case .int(let count) = content, (1...1024).contains(count) else { return "must be from 1 to 1024" }
-            return nil
-        },
-        SettingKey(name: "outputs.nmea0183.tcp.sentences", option: "--nmea-sentences", kind: .stringList, check: sentenceList),
-        SettingKey(name: "outputs.nmea0183.tcp.talker", option: "--nmea-talker", kind: .string, check: talker),
-        SettingKey(name: "outputs.nmea0183.tcp.rate", option: "--nmea-rate", kind: .double, check: outputRate),
-        SettingKey(name: "outputs.nmea0183.udp.targets", option: "--nmea-udp", kind: .stringList) { content in
+        SettingKey(
+            name: "outputs.nmea0183.tcp.max_clients", option: "--nmea-tcp-max-clients", kind: .integer, group: .output, valueName: "n",
+            help: "The most NMEA 0183 TCP clients at once; the next is refused. (default: 16)") { integer($0, in: 1...1024) },
+        SettingKey(
+            name: "outputs.nmea0183.tcp.sentences", option: "--nmea-sentences", kind: .stringList, group: .output, valueName: "list",
+            help: "The NMEA 0183 sentences for each heading, comma-separated, of HDT, HDM, HDG, THS and ROT. (default: "
+                + "HDT,HDG,THS)", check: sentenceList),
+        SettingKey(
+            name: "outputs.nmea0183.tcp.talker", option: "--nmea-talker", kind: .string, group: .output, valueName: "id",
+            help: "The NMEA 0183 talker, two letters. (default: II, integrated instrumentation)", check: talker),
+        SettingKey(
+            name: "outputs.nmea0183.tcp.rate", option: "--nmea-rate", kind: .double, group: .output, valueName: "hz",
+            help: "The most NMEA 0183 headings a second; 0 sends every heading. (default: 10)", check: outputRate),
+        SettingKey(
+            name: "outputs.nmea0183.udp.targets", option: "--nmea-udp", kind: .stringList, group: .output, valueName: "targets",
+            help: "Send NMEA 0183 heading sentences in UDP datagrams to these HOST:PORT targets, comma-separated; a "
+                + "broadcast address such as 192.168.1.255:10110 broadcasts. (default: none)") { content in
             guard case .stringArray(let texts) = content, texts.count <= 64, texts.allSatisfy({ ListenAddress($0) != nil }) else {
                 return "must list HOST:PORT targets (at most 64), such as 192.168.1.255:10110, or none"
             }
             return nil
         },
-        SettingKey(name: "outputs.nmea0183.udp.sentences", option: "--nmea-udp-sentences", kind: .stringList, check: sentenceList),
-        SettingKey(name: "outputs.nmea0183.udp.talker", option: "--nmea-udp-talker", kind: .string, check: talker),
-        SettingKey(name: "outputs.nmea0183.udp.rate", option: "--nmea-udp-rate", kind: .double, check: outputRate),
-        SettingKey(name: "outputs.nmea0183.serial.device", option: "--nmea-serial", kind: .string) { content in
+        SettingKey(
+            name: "outputs.nmea0183.udp.sentences", option: "--nmea-udp-sentences", kind: .stringList, group: .output, valueName: "list",
+            help: "The UDP output's sentences, as --nmea-sentences. (default: HDT,HDG,THS)", check: sentenceList),
+        SettingKey(
+            name: "outputs.nmea0183.udp.talker", option: "--nmea-udp-talker", kind: .string, group: .output, valueName: "id",
+            help: "The UDP output's talker. (default: II)", check: talker),
+        SettingKey(
+            name: "outputs.nmea0183.udp.rate", option: "--nmea-udp-rate", kind: .double, group: .output, valueName: "hz",
+            help: "The UDP output's most headings a second; 0 sends every heading. (default: 10)", check: outputRate),
+        SettingKey(
+            name: "outputs.nmea0183.serial.device", option: "--nmea-serial", kind: .string, group: .output, valueName: "device",
+            help: "Write NMEA 0183 heading sentences to this serial line, such as /dev/ttyUSB0, raw 8N1; a line that "
+                + "goes away is reopened. (default: none)") { content in
             guard case .string(let text) = content, text.isEmpty || (text.hasPrefix("/") && text.utf8.count <= 4096) else {
                 return "must be a device path such as /dev/ttyUSB0, or \"\" for no NMEA 0183 serial output"
             }
             return nil
         },
-        SettingKey(name: "outputs.nmea0183.serial.baud", option: "--nmea-serial-baud", kind: .integer) { content in
+        SettingKey(
+            name: "outputs.nmea0183.serial.baud", option: "--nmea-serial-baud", kind: .integer, group: .output, valueName: "n",
+            help: "The serial line's baud rate: 4800, 9600, 19200, 38400, 57600 or 115200. (default: 4800)") { content in
             guard case .int(let baud) = content, NMEA0183SerialOutput.baudRates[baud] != nil else {
                 return "must be one of 4800, 9600, 19200, 38400, 57600 and 115200"
             }
             return nil
         },
-        SettingKey(name: "outputs.nmea0183.serial.sentences", option: "--nmea-serial-sentences", kind: .stringList, check: sentenceList),
-        SettingKey(name: "outputs.nmea0183.serial.talker", option: "--nmea-serial-talker", kind: .string, check: talker),
-        SettingKey(name: "outputs.nmea0183.serial.rate", option: "--nmea-serial-rate", kind: .double, check: outputRate),
-        SettingKey(name: "outputs.signalk.enabled", option: "--signalk", kind: .bool),
-        SettingKey(name: "outputs.signalk.listen", option: "--signalk-listen", kind: .string) { content in
-            guard case .string(let text) = content, ListenAddress(text) != nil else {
-                return "must be HOST:PORT, such as 127.0.0.1:8375 or [::1]:8375"
-            }
-            return nil
-        },
-        SettingKey(name: "outputs.signalk.self", option: "--signalk-self", kind: .string) { content in
+        SettingKey(
+            name: "outputs.nmea0183.serial.sentences", option: "--nmea-serial-sentences", kind: .stringList, group: .output, valueName: "list",
+            help: "The serial output's sentences, as --nmea-sentences. (default: HDT,HDG,THS)", check: sentenceList),
+        SettingKey(
+            name: "outputs.nmea0183.serial.talker", option: "--nmea-serial-talker", kind: .string, group: .output, valueName: "id",
+            help: "The serial output's talker. (default: II)", check: talker),
+        SettingKey(
+            name: "outputs.nmea0183.serial.rate", option: "--nmea-serial-rate", kind: .double, group: .output, valueName: "hz",
+            help: "The serial output's most headings a second; 0 sends every heading. (default: 5)", check: outputRate),
+        SettingKey(
+            name: "outputs.signalk.enabled", option: "--signalk", kind: .bool, group: .output,
+            help: "Serve headings as a Signal K source: discovery, the REST model and the WebSocket delta stream, on "
+                + "--signalk-listen."),
+        SettingKey(
+            name: "outputs.signalk.listen", option: "--signalk-listen", kind: .string, group: .output, valueName: "host:port",
+            help: "The Signal K output's address. (default: 127.0.0.1:8375; a non-loopback address serves the network)") { listenAddress($0, port: 8375) },
+        SettingKey(
+            name: "outputs.signalk.self", option: "--signalk-self", kind: .string, group: .output, valueName: "urn",
+            help: "The vessel's Signal K identity, urn:mrn:signalk:uuid:UUID or urn:mrn:imo:mmsi:MMSI. (default: one "
+                + "generated once and kept in $STATE_DIRECTORY, else generated for the run)") { content in
             guard case .string(let text) = content, text.isEmpty || SignalKDeltaEncoder.isVesselURN(text) else {
                 return "must be urn:mrn:signalk:uuid: and a version 4 UUID, or urn:mrn:imo:mmsi: and the MMSI's nine digits, or \"\" to generate one"
             }
             return nil
         },
-        SettingKey(name: "outputs.signalk.max_clients", option: "--signalk-max-clients", kind: .integer) { content in
-            guard case .int(let count) = content, (1...1024).contains(count) else { return "must be from 1 to 1024" }
-            return nil
+        SettingKey(
+            name: "outputs.signalk.max_clients", option: "--signalk-max-clients", kind: .integer, group: .output, valueName: "n",
+            help: "The most Signal K stream clients at once; the next is refused. (default: 16)") { integer($0, in: 1...1024) },
+        SettingKey(
+            name: "outputs.signalk.max_subscriptions", option: "--signalk-max-subscriptions", kind: .integer, group: .output, valueName: "n",
+            help: "The most subscriptions one Signal K client may hold. (default: 64)") { integer($0, in: 1...1024) },
+        SettingKey(
+            name: "metrics.enabled", option: "--metrics", kind: .bool, group: .output,
+            help: "Serve Prometheus metrics at /metrics: on the Signal K output's listener when --signalk is on, else "
+                + "on --http-listen."),
+        SettingKey(
+            name: "status.enabled", option: "--status", kind: .bool, group: .output,
+            help: "Serve the status page at /, /status.json and /status/events (what `headingd status` reads): on the "
+                + "Signal K output's listener when --signalk is on, else on --http-listen."),
+        SettingKey(
+            name: "history.enabled", option: "--history", kind: .bool, group: .output,
+            help: "Keep the heading's history (once a second) and its faults, served by the Signal K output's History "
+                + "API at /signalk/v2/api/history/."),
+        SettingKey(
+            name: "history.days", option: "--history-days", kind: .double, group: .output, valueName: "days",
+            help: "Days of history kept. (default: 7)") { number($0, in: 0.01...366, "between 0.01 and 366 days") },
+        SettingKey(
+            name: "history.file", option: "--history-file", kind: .string, group: .output, valueName: "path",
+            help: "The history's file. (default: $STATE_DIRECTORY/history.sqlite, else in memory)", check: absolutePathOrNone),
+        SettingKey(
+            name: "http.listen", option: "--http-listen", kind: .string, group: .output, valueName: "host:port",
+            help: "Where the metrics and the status page are served when the Signal K output is off. (default: "
+                + "127.0.0.1:9947; a non-loopback address serves the network)") { listenAddress($0, port: 9947) },
+        SettingKey(
+            name: "http.request_head_timeout", option: "--http-request-head-timeout", kind: .double, group: .output, valueName: "seconds",
+            help: "HTTP: seconds a connection has to send a whole request head (a slow client is closed). (default: 5)") {
+            number($0, in: 0.1...300, "between 0.1 and 300 seconds")
         },
-        SettingKey(name: "outputs.signalk.max_subscriptions", option: "--signalk-max-subscriptions", kind: .integer) { content in
-            guard case .int(let count) = content, (1...1024).contains(count) else { return "must be from 1 to 1024" }
-            return nil
-        },
-        SettingKey(name: "outputs.mqtt.broker", option: "--mqtt", kind: .string) { content in
+        SettingKey(
+            name: "http.idle_timeout", option: "--http-idle-timeout", kind: .double, group: .output, valueName: "seconds",
+            help: "HTTP: seconds a connection may wait between requests before it is closed. (default: 30)") { number($0, in: 0.1...3600, "between 0.1 and 3600 seconds") },
+        SettingKey(
+            name: "http.max_connections", option: "--http-max-connections", kind: .integer, group: .output, valueName: "n",
+            help: "HTTP: the most open connections; at the limit a new one closes the oldest that is idle or still "
+                + "sending its head. (default: 128)") { integer($0, in: 1...65_536) },
+        SettingKey(
+            name: "http.max_request_size", option: "--http-max-request-size", kind: .integer, group: .output, valueName: "bytes",
+            help: "HTTP: the largest request, head and body, in bytes; a larger one is answered 413 and closed. "
+                + "(default: 65536)") { integer($0, in: 1024...16_777_216, "bytes") },
+        SettingKey(
+            name: "outputs.mqtt.broker", option: "--mqtt", kind: .string, group: .mqtt, valueName: "url",
+            help: "Publish headings, faults and status to this MQTT broker: mqtt://HOST[:PORT] (1883) or "
+                + "mqtts://HOST[:PORT] (8883, TLS). (default: none)") { content in
             guard case .string(let text) = content, text.isEmpty || MQTTSettings.Broker(text) != nil else {
                 return "must be mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (TLS), or \"\" for none"
             }
             return nil
         },
-        SettingKey(name: "outputs.mqtt.prefix", option: "--mqtt-prefix", kind: .string) { content in
+        SettingKey(
+            name: "outputs.mqtt.prefix", option: "--mqtt-prefix", kind: .string, group: .mqtt, valueName: "topic",
+            help: "MQTT: the topics' prefix. (default: vessels/<the Signal K self>)") { content in
             guard case .string(let text) = content,
                 text.isEmpty || (!text.contains("+") && !text.contains("#") && !text.hasPrefix("/") && !text.hasSuffix("/") && text.utf8.count <= 1024)
             else { return "must be a topic without wildcards (+, #) and without a leading or trailing /" }
             return nil
         },
-        SettingKey(name: "outputs.mqtt.client_id", option: "--mqtt-client-id", kind: .string) { content in
+        SettingKey(
+            name: "outputs.mqtt.client_id", option: "--mqtt-client-id", kind: .string, group: .mqtt, valueName: "id",
+            help: "MQTT: the client identifier. (default: the Signal K self)") { content in
             guard case .string(let text) = content, text.utf8.count <= 256, !text.contains("\u{0}") else { return "must be at most 256 bytes" }
             return nil
         },
-        SettingKey(name: "outputs.mqtt.username", option: "--mqtt-username", kind: .string) { content in
+        SettingKey(
+            name: "outputs.mqtt.username", option: "--mqtt-username", kind: .string, group: .mqtt, valueName: "name",
+            help: "MQTT: the user name. (default: none)") { content in
             guard case .string(let text) = content, text.utf8.count <= 1024 else { return "must be at most 1024 bytes" }
             return nil
         },
-        SettingKey(name: "outputs.mqtt.password_file", option: "--mqtt-password-file", kind: .string) { content in
-            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
-            return nil
-        },
-        SettingKey(name: "outputs.mqtt.ca_file", option: "--mqtt-ca-file", kind: .string) { content in
-            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
-            return nil
-        },
-        SettingKey(name: "outputs.mqtt.cert_file", option: "--mqtt-cert-file", kind: .string) { content in
-            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
-            return nil
-        },
-        SettingKey(name: "outputs.mqtt.key_file", option: "--mqtt-key-file", kind: .string) { content in
-            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
-            return nil
-        },
-        SettingKey(name: "outputs.mqtt.rate", option: "--mqtt-rate", kind: .double) { number($0, in: 0.01...50, "between 0.01 and 50 a second") },
-        SettingKey(name: "outputs.mqtt.keepalive", option: "--mqtt-keepalive", kind: .integer) { content in
-            guard case .int(let seconds) = content, (5...3600).contains(seconds) else { return "must be from 5 to 3600 seconds" }
-            return nil
-        },
-        SettingKey(name: "outputs.mqtt.journal", option: "--mqtt-journal", kind: .string) { content in
-            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
-            return nil
-        },
-        SettingKey(name: "history.enabled", option: "--history", kind: .bool),
-        SettingKey(name: "history.days", option: "--history-days", kind: .double) { number($0, in: 0.01...366, "between 0.01 and 366 days") },
-        SettingKey(name: "history.file", option: "--history-file", kind: .string) { content in
-            guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
-            return nil
-        },
-        SettingKey(name: "metrics.enabled", option: "--metrics", kind: .bool),
-        SettingKey(name: "status.enabled", option: "--status", kind: .bool),
-        SettingKey(name: "http.listen", option: "--http-listen", kind: .string) { content in
-            guard case .string(let text) = content, ListenAddress(text) != nil else {
-                return "must be HOST:PORT, such as 127.0.0.1:9947 or [::1]:9947"
-            }
-            return nil
-        },
-        SettingKey(name: "http.request_head_timeout", option: "--http-request-head-timeout", kind: .double) {
-            number($0, in: 0.1...300, "between 0.1 and 300 seconds")
-        },
-        SettingKey(name: "http.idle_timeout", option: "--http-idle-timeout", kind: .double) { number($0, in: 0.1...3600, "between 0.1 and 3600 seconds") },
-        SettingKey(name: "http.max_connections", option: "--http-max-connections", kind: .integer) { content in
-            guard case .int(let count) = content, (1...65_536).contains(count) else { return "must be from 1 to 65536" }
-            return nil
-        },
-        SettingKey(name: "http.max_request_size", option: "--http-max-request-size", kind: .integer) { content in
-            guard case .int(let size) = content, (1024...16_777_216).contains(size) else { return "must be from 1024 to 16777216 bytes" }
-            return nil
-        },
+        SettingKey(
+            name: "outputs.mqtt.password_file", option: "--mqtt-password-file", kind: .string, group: .mqtt, valueName: "path",
+            help: "MQTT: the file holding the password (default: $CREDENTIALS_DIRECTORY/mqtt-password when systemd "
+                + "passes it, else none).", check: absolutePathOrNone),
+        SettingKey(
+            name: "outputs.mqtt.ca_file", option: "--mqtt-ca-file", kind: .string, group: .mqtt, valueName: "path",
+            help: "MQTT over TLS: the CA certificates that sign the broker's. (default: none)", check: absolutePathOrNone),
+        SettingKey(
+            name: "outputs.mqtt.cert_file", option: "--mqtt-cert-file", kind: .string, group: .mqtt, valueName: "path",
+            help: "MQTT over TLS: the client's certificate, when the broker asks for one.", check: absolutePathOrNone),
+        SettingKey(
+            name: "outputs.mqtt.key_file", option: "--mqtt-key-file", kind: .string, group: .mqtt, valueName: "path",
+            help: "MQTT over TLS: the client certificate's key.", check: absolutePathOrNone),
+        SettingKey(
+            name: "outputs.mqtt.rate", option: "--mqtt-rate", kind: .double, group: .mqtt, valueName: "hz",
+            help: "MQTT: the most heading messages a second per topic, the newest winning. (default: 1)") { number($0, in: 0.01...50, "between 0.01 and 50 a second") },
+        SettingKey(
+            name: "outputs.mqtt.keepalive", option: "--mqtt-keepalive", kind: .integer, group: .mqtt, valueName: "seconds",
+            help: "MQTT: the keepalive in seconds; a headingd that vanishes shows offline about 1.5 times this later. "
+                + "(default: 30)") { integer($0, in: 5...3600, "seconds") },
+        SettingKey(
+            name: "outputs.mqtt.journal", option: "--mqtt-journal", kind: .string, group: .mqtt, valueName: "path",
+            help: "MQTT: the journal's file, where fault changes wait for the broker. (default: "
+                + "$STATE_DIRECTORY/mqtt-journal.sqlite, else in memory)", check: absolutePathOrNone),
     ] + NMEA2000OutputSettings.keys
 
     /// A list of NMEA 0183 sentence types the encoder writes.
@@ -213,7 +308,28 @@ extension DaemonSettings {
         return GeographicPosition(latitude: latitude, longitude: longitude, altitude: altitude)
     }
 
-    fileprivate static func number(_ content: ConfigContent, in range: ClosedRange<Double>, _ phrase: String) -> String? {
+    /// An absolute path, or "" for none.
+    private static func absolutePathOrNone(_ content: ConfigContent) -> String? {
+        guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
+        return nil
+    }
+
+    /// A listener's `HOST:PORT`; `port` is the example's.
+    private static func listenAddress(_ content: ConfigContent, port: Int) -> String? {
+        guard case .string(let text) = content, ListenAddress(text) != nil else { return "must be HOST:PORT, such as 127.0.0.1:\(port) or [::1]:\(port)" }
+        return nil
+    }
+
+    /// An integer within `range`, said with its `unit`.
+    static func integer(_ content: ConfigContent, in range: ClosedRange<Int>, _ unit: String = "") -> String? {
+        guard case .int(let value) = content, range.contains(value) else {
+            return "must be from \(range.lowerBound) to \(range.upperBound)" + (unit.isEmpty ? "" : " " + unit)
+        }
+        return nil
+    }
+
+    /// A finite number within `range`; `phrase` says the range.
+    static func number(_ content: ConfigContent, in range: ClosedRange<Double>, _ phrase: String) -> String? {
         guard case .double(let value) = content, value.isFinite, range.contains(value) else { return "must be \(phrase)" }
         return nil
     }

@@ -4,11 +4,12 @@
 import Configuration
 import Foundation
 
-/// One configuration key headingd knows: its dotted name (`simulation.rate`), its command-line
-/// option, the type of its value, and what a valid value is. The same key is `rate` in the TOML
-/// table `[simulation]`, `HEADINGD_SIMULATION_RATE` in the environment, and `--rate` on the
-/// command line, and every one of those layers is checked by ``validate(_:)``: one set of bounds,
-/// one message per rule.
+/// One configuration key headingd knows, declared once: its dotted name (`simulation.rate`), its
+/// command-line option, the type of its value, what a valid value is, and its help. The same key
+/// is `rate` in the TOML table `[simulation]`, `HEADINGD_SIMULATION_RATE` in the environment, and
+/// `--rate` on the command line (parsed by ``SettingOptions``, listed by `--help` and the man page
+/// from this declaration), and every one of those layers is checked by ``validate(_:)``: one set
+/// of bounds, one message per rule.
 struct SettingKey: Sendable {
     /// The value's type.
     enum Kind: Sendable {
@@ -28,12 +29,30 @@ struct SettingKey: Sendable {
         }
     }
 
+    /// Where `--help` and the man page list a key's option, in this order.
+    enum Group: String, Sendable, CaseIterable {
+        case sources = "Sources"
+        case processing = "Processing"
+        case replay = "Replay"
+        case simulation = "Simulation"
+        case output = "Output"
+        case mqtt = "MQTT"
+        case nmea2000 = "NMEA 2000 output"
+    }
+
     /// The dotted name, such as `simulation.rate`.
     let name: String
     /// The command-line option that sets it, such as `--rate`.
     let option: String
     /// The value's type.
     let kind: Kind
+    /// Where its option is listed.
+    let group: Group
+    /// What its option's value is called in `--help` (`seconds`); `nil` for a flag (a
+    /// ``Kind/bool`` key's option takes no value: given, it is `true`).
+    let valueName: String?
+    /// What it does, with its default, as `--help` and the man page say it.
+    let help: String
     /// Why a value of the right type is still wrong, or `nil` when it is fine.
     let check: @Sendable (ConfigContent) -> String?
 
@@ -47,13 +66,25 @@ struct SettingKey: Sendable {
     ///   - name: The dotted name.
     ///   - option: The command-line option.
     ///   - kind: The value's type.
+    ///   - group: Where its option is listed.
+    ///   - valueName: What its option's value is called; leave it out for a flag.
+    ///   - help: What it does, with its default.
     ///   - check: Why a value of the right type is still wrong, or `nil`.
-    init(name: String, option: String, kind: Kind, check: @escaping @Sendable (ConfigContent) -> String? = { _ in nil }) {
+    init(
+        name: String, option: String, kind: Kind, group: Group, valueName: String? = nil, help: String,
+        check: @escaping @Sendable (ConfigContent) -> String? = { _ in nil }
+    ) {
         self.name = name
         self.option = option
         self.kind = kind
+        self.group = group
+        self.valueName = kind == .bool ? nil : valueName ?? "value"
+        self.help = help
         self.check = check
     }
+
+    /// Whether the option is a flag, taking no value.
+    var isFlag: Bool { kind == .bool }
 
     /// Checks a value from any layer (a TOML file, the environment, an option): its type (an integer is accepted for a number), then
     /// its range. Returns the value to store, or the reason it is wrong.

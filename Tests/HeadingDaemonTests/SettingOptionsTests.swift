@@ -1,0 +1,69 @@
+// headingd — daemon tests
+// SPDX-License-Identifier: Apache-2.0
+
+import Configuration
+import Foundation
+@testable import HeadingDaemon
+import Testing
+
+/// The settings' options, read from their declarations: what each gives, what is refused and how,
+/// and that `--help` and the man page list every one.
+@Suite struct SettingOptionsTests {
+    private static func parsed(_ arguments: [String]) throws -> SettingOptions.Parsed {
+        try SettingOptions.parse(arguments).get()
+    }
+
+    @Test func eachFormOfAnOptionGivesItsKeysValue() throws {
+        let given = try Self.parsed([
+            "--source", "serial:///dev/ttyUSB0?deviation=0:1,90:-1", "--source=simulation", "--stale-after", "3",
+            "--position", "-33.86,151.21", "--nmea-sentences", "HDT,ROT", "--signalk", "--seed=7", "--filter", "1", "--filter", "2",
+        ])
+        #expect(given.settings["source"] == .stringArray(["serial:///dev/ttyUSB0?deviation=0:1,90:-1", "simulation"]))
+        #expect(given.settings["stale_after"] == .double(3))
+        #expect(given.settings["position"] == .string("-33.86,151.21"))
+        #expect(given.settings["outputs.nmea0183.tcp.sentences"] == .stringArray(["HDT", "ROT"]))
+        #expect(given.settings["outputs.signalk.enabled"] == .bool(true))
+        #expect(given.settings["simulation.seed"] == .int(7))
+        #expect(given.settings["filter"] == .double(2), "the last one given")
+        #expect(given.rest.isEmpty)
+    }
+
+    @Test func theOtherArgumentsPassOnInOrderWithTheirValues() throws {
+        // --config's value is its own even when it looks like an option; after -- nothing is read.
+        let given = try Self.parsed(["--config", "--rate", "--count", "5", "--check-config", "path.toml", "--", "--rate", "1"])
+        #expect(given.settings.isEmpty)
+        #expect(given.rest == ["--config", "--rate", "--count", "5", "--check-config", "path.toml", "--", "--rate", "1"])
+    }
+
+    @Test func badUsageAndWrongValuesAreToldApart() {
+        func failure(_ arguments: [String]) -> SettingOptions.Failure? {
+            if case .failure(let failure) = SettingOptions.parse(arguments) { return failure }
+            return nil
+        }
+        guard case .usage(let missing)? = failure(["--stale-after"]) else { Issue.record("a missing value is bad usage"); return }
+        #expect(missing == "Missing value for '--stale-after <seconds>'")
+        guard case .usage(let flag)? = failure(["--verbose=false"]) else { Issue.record("a flag's value is bad usage"); return }
+        #expect(flag.contains("--verbose is a flag"))
+        guard case .configuration(let error)? = failure(["--rate", "fast"]) else { Issue.record("a wrong type is the schema's"); return }
+        #expect(error.description == "option --rate: key 'simulation.rate': 'fast' is not a number")
+        guard case .configuration(let range)? = failure(["--stale-after=-1"]) else { Issue.record("out of range is the schema's"); return }
+        #expect(range.description.contains("between 0.01 and 3600 seconds"))
+    }
+
+    @Test func helpAndTheManPageListEveryKeysOption() throws {
+        let help = SettingOptions.help(columns: 80)
+        let dump = try #require(try JSONSerialization.jsonObject(with: Data(SettingOptions.dumpHelp().utf8)) as? [String: Any])
+        let arguments = try #require((dump["command"] as? [String: Any])?["arguments"] as? [[String: Any]])
+        let dumped = Set(arguments.compactMap { ($0["preferredName"] as? [String: String])?["name"] })
+        for key in DaemonSettings.keys {
+            let label = key.option + (key.valueName.map { " <\($0)>" } ?? "")
+            #expect(help.contains("\n  \(label)"), "\(label) not in --help")
+            #expect(dumped.contains(String(key.option.dropFirst(2))), "\(key.option) not in the man page's description")
+        }
+        #expect(Set(DaemonSettings.keys.map(\.option)).count == DaemonSettings.keys.count, "one key an option")
+        // Every line within the width, but for a word longer than it.
+        for line in help.split(separator: "\n") where line.count > 80 {
+            #expect(!line.trimmingCharacters(in: .whitespaces).contains(" "), "too wide: \(line)")
+        }
+    }
+}
