@@ -4,6 +4,7 @@
 import Configuration
 import Foundation
 @testable import HeadingDaemon
+import HeadingKitTesting
 import Testing
 
 /// The settings' options, read from their declarations: what each gives, what is refused and how,
@@ -65,5 +66,32 @@ import Testing
         for line in help.split(separator: "\n") where line.count > 80 {
             #expect(!line.trimmingCharacters(in: .whitespaces).contains(" "), "too wide: \(line)")
         }
+    }
+}
+
+/// `--check-config` writes each key through its field's binding and reads it back the same way:
+/// what it prints, read again as a file, prints the same, for a value of every kind of field.
+@Suite(.processSlot) struct SettingBindingRoundTripTests {
+    @Test func whatCheckConfigPrintsReadsBackTheSame() async throws {
+        let given = try await DaemonProcess.run([
+            "--check-config", "--source", "simulation", "--source", "udp://:10110?talker=HE", "--format", "json", "--filter", "0.5",
+            "--speed", "max", "--loop", "--seed", "42", "--position", "-33.86,151.21,12", "--nmea-tcp", "[::1]:10110",
+            "--nmea-sentences", "HDT,ROT", "--nmea-talker", "HE", "--nmea-udp", "192.168.1.255:10110,10.0.0.2:2000",
+            "--nmea-serial", "/dev/ttyUSB1", "--nmea-serial-baud", "38400", "--signalk", "--signalk-listen", "0.0.0.0:3001",
+            "--signalk-self", "urn:mrn:imo:mmsi:230099999", "--history-file", "/var/tmp/h.sqlite", "--mqtt", "mqtts://broker.example:8884",
+            "--mqtt-keepalive", "60", "--nmea2000", "socketcan://can1", "--nmea2000-description", "Mast \"A\"", "--http-max-connections", "5",
+        ])
+        #expect(given.terminationStatus == 0, "\(given.errors)")
+        let body = given.outputLines.dropFirst().joined(separator: "\n")
+        for key in DaemonSettings.keys {
+            let leaf = String(key.name.split(separator: ".").last ?? "")
+            #expect(body.contains("\n\(leaf) = ") || body.hasPrefix("\(leaf) = ") || body.contains("# \(leaf): "), "\(key.name) not written")
+        }
+        #expect(body.contains("position = \"-33.86,151.21,12.0\"") || body.contains("position = \"-33.86,151.21,12\""), "\(body)")
+        #expect(body.contains("speed = \"max\"") && body.contains("seed = 42") && body.contains("description = \"Mast \\\"A\\\"\""), "\(body)")
+        let directory = try ConfigurationTests.Directory(main: body + "\n")
+        let again = try await DaemonProcess.run(["--check-config", directory.mainFile])
+        #expect(again.terminationStatus == 0, "\(again.errors)")
+        #expect(again.outputLines.dropFirst().joined(separator: "\n") == body)
     }
 }

@@ -22,79 +22,27 @@ extension DaemonSettings {
         }.map { "\n" + $0 }.joined()
     }
 
-    /// The settings as a TOML document, for `--check-config`.
+    /// The settings as a TOML document, for `--check-config`: every key, each table's in the
+    /// order the keys are declared (the root's first, as TOML wants), with its value or a comment
+    /// saying it has none.
     var tomlDescription: String {
-        func quoted(_ text: String) -> String { JSONText.quoted(text) }
-        return """
-            source = [\(sources.map { quoted($0.description) }.joined(separator: ", "))]\(deviceComments)
-            format = \(quoted(format.rawValue))
-            filter = \(filter)
-            min_course_speed = \(minimumCourseSpeed)
-            require_checksum = \(requiresChecksum)
-            verbose = \(verbose)
-            stale_after = \(staleAfter)
-            fail_back_hold = \(failBackHold)
-            \(position.map { "position = \(quoted($0.description))" } ?? "# position: none (the sources' fixes only)")
-
-            [replay]
-            speed = \(quoted(replaySpeed.speed == .flatOut ? "max" : replaySpeed.multiplierDescription))
-            loop = \(replayLoops)
-            strict = \(replayStrict)
-
-            [simulation]
-            rate = \(rate)
-            seed = \(seed)
-            dropout_interval = \(dropoutInterval)
-            dropout_duration = \(dropoutDuration)
-
-            [disagreement]
-            threshold = \(disagreementThreshold)
-            hold = \(disagreementHold)
-
-            [outputs.nmea0183.tcp]
-            listen = \(quoted(nmeaTCPListen?.description ?? ""))
-            max_clients = \(nmeaTCPMaxClients)
-            \(nmeaTCPSender.tomlLines)
-
-            [outputs.nmea0183.udp]
-            targets = [\(nmeaUDPTargets.map { quoted($0.description) }.joined(separator: ", "))]
-            \(nmeaUDPSender.tomlLines)
-
-            [outputs.nmea0183.serial]
-            device = \(quoted(nmeaSerialDevice ?? ""))
-            baud = \(nmeaSerialBaud)
-            \(nmeaSerialSender.tomlLines)
-
-            [outputs.signalk]
-            enabled = \(signalKEnabled)
-            listen = \(quoted(signalKListen.description))
-            self = \(quoted(signalKSelf ?? ""))
-            max_clients = \(signalKMaxClients)
-            max_subscriptions = \(signalKMaxSubscriptions)
-
-            [outputs.mqtt]
-            \(mqtt.tomlLines)
-
-            [outputs.nmea2000]
-            \(nmea2000.tomlLines)
-
-            [history]
-            enabled = \(historyEnabled)
-            days = \(historyDays)
-            file = \(quoted(historyFile ?? ""))
-
-            [metrics]
-            enabled = \(metricsEnabled)
-
-            [status]
-            enabled = \(statusEnabled)
-
-            [http]
-            listen = \(quoted(httpListen.description))
-            request_head_timeout = \(httpLimits.requestHeadTimeout)
-            idle_timeout = \(httpLimits.idleTimeout)
-            max_connections = \(httpLimits.maximumConnections)
-            max_request_size = \(httpLimits.maximumRequestSize)
-            """
+        var root: [String] = []
+        var tables: [(name: String, lines: [String])] = []
+        for key in Self.keys {
+            let path = key.name.split(separator: ".")
+            let leaf = String(path.last ?? "")
+            let line = key.field.write(self).map { "\(leaf) = \($0)" } ?? "# \(leaf): \(key.field.none)"
+            guard path.count > 1 else {
+                root.append(line + (key.name == "source" ? deviceComments : ""))
+                continue
+            }
+            let table = path.dropLast().joined(separator: ".")
+            if let index = tables.firstIndex(where: { $0.name == table }) {
+                tables[index].lines.append(line)
+            } else {
+                tables.append((table, [line]))
+            }
+        }
+        return (root + tables.map { "\n[\($0.name)]\n" + $0.lines.joined(separator: "\n") }).joined(separator: "\n")
     }
 }

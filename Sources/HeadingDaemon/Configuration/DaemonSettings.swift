@@ -98,54 +98,10 @@ struct DaemonSettings: Sendable, Equatable {
         )
     }
 
-    /// The settings a reader gives, with defaults for what it does not have.
+    /// The settings a reader gives, with defaults for what it does not have: each key's field
+    /// (``SettingKey/field``) set from the reader's value.
     init(reader: ConfigReader) {
-        let defaults = DaemonSettings()
-        sources = reader.stringArray(forKey: "source").map { $0.compactMap(SourceSpecification.init(argument:)) } ?? defaults.sources
-        format = reader.string(forKey: "format").flatMap(OutputFormat.init(rawValue:)) ?? defaults.format
-        filter = reader.double(forKey: "filter") ?? defaults.filter
-        minimumCourseSpeed = reader.double(forKey: "min_course_speed") ?? defaults.minimumCourseSpeed
-        requiresChecksum = reader.bool(forKey: "require_checksum") ?? defaults.requiresChecksum
-        verbose = reader.bool(forKey: "verbose") ?? defaults.verbose
-        replaySpeed = reader.string(forKey: "replay.speed").flatMap(ReplaySpeedSetting.init(argument:)) ?? defaults.replaySpeed
-        replayLoops = reader.bool(forKey: "replay.loop") ?? defaults.replayLoops
-        replayStrict = reader.bool(forKey: "replay.strict") ?? defaults.replayStrict
-        rate = reader.double(forKey: "simulation.rate") ?? defaults.rate
-        seed = reader.int(forKey: "simulation.seed").map { UInt64($0) } ?? defaults.seed
-        dropoutInterval = reader.double(forKey: "simulation.dropout_interval") ?? defaults.dropoutInterval
-        dropoutDuration = reader.double(forKey: "simulation.dropout_duration") ?? defaults.dropoutDuration
-        staleAfter = reader.double(forKey: "stale_after") ?? defaults.staleAfter
-        failBackHold = reader.double(forKey: "fail_back_hold") ?? defaults.failBackHold
-        disagreementThreshold = reader.double(forKey: "disagreement.threshold") ?? defaults.disagreementThreshold
-        disagreementHold = reader.double(forKey: "disagreement.hold") ?? defaults.disagreementHold
-        position = reader.string(forKey: "position").flatMap(Self.parsePosition)
-        nmeaTCPListen = reader.string(forKey: "outputs.nmea0183.tcp.listen").flatMap(ListenAddress.init)
-        nmeaTCPMaxClients = reader.int(forKey: "outputs.nmea0183.tcp.max_clients") ?? defaults.nmeaTCPMaxClients
-        nmeaTCPSender = NMEA0183SenderSettings(reader: reader, defaults: defaults.nmeaTCPSender)
-        nmeaUDPTargets = reader.stringArray(forKey: "outputs.nmea0183.udp.targets")?.compactMap(ListenAddress.init) ?? defaults.nmeaUDPTargets
-        nmeaUDPSender = NMEA0183SenderSettings(reader: reader, defaults: defaults.nmeaUDPSender)
-        nmeaSerialDevice = reader.string(forKey: "outputs.nmea0183.serial.device").flatMap { $0.isEmpty ? nil : $0 }
-        nmeaSerialBaud = reader.int(forKey: "outputs.nmea0183.serial.baud") ?? defaults.nmeaSerialBaud
-        nmeaSerialSender = NMEA0183SenderSettings(reader: reader, defaults: defaults.nmeaSerialSender)
-        signalKEnabled = reader.bool(forKey: "outputs.signalk.enabled") ?? defaults.signalKEnabled
-        signalKListen = reader.string(forKey: "outputs.signalk.listen").flatMap(ListenAddress.init) ?? defaults.signalKListen
-        signalKSelf = reader.string(forKey: "outputs.signalk.self").flatMap { $0.isEmpty ? nil : $0 } ?? defaults.signalKSelf
-        signalKMaxClients = reader.int(forKey: "outputs.signalk.max_clients") ?? defaults.signalKMaxClients
-        signalKMaxSubscriptions = reader.int(forKey: "outputs.signalk.max_subscriptions") ?? defaults.signalKMaxSubscriptions
-        metricsEnabled = reader.bool(forKey: "metrics.enabled") ?? defaults.metricsEnabled
-        statusEnabled = reader.bool(forKey: "status.enabled") ?? defaults.statusEnabled
-        mqtt = MQTTSettings(reader: reader, defaults: defaults.mqtt)
-        nmea2000 = NMEA2000OutputSettings(reader: reader, defaults: defaults.nmea2000)
-        historyEnabled = reader.bool(forKey: "history.enabled") ?? defaults.historyEnabled
-        historyDays = reader.double(forKey: "history.days") ?? defaults.historyDays
-        historyFile = reader.string(forKey: "history.file").map { $0.isEmpty ? nil : $0 } ?? defaults.historyFile
-        httpListen = reader.string(forKey: "http.listen").flatMap(ListenAddress.init) ?? defaults.httpListen
-        httpLimits = HTTPLimits(
-            requestHeadTimeout: reader.double(forKey: "http.request_head_timeout") ?? defaults.httpLimits.requestHeadTimeout,
-            idleTimeout: reader.double(forKey: "http.idle_timeout") ?? defaults.httpLimits.idleTimeout,
-            maximumConnections: reader.int(forKey: "http.max_connections") ?? defaults.httpLimits.maximumConnections,
-            maximumRequestSize: reader.int(forKey: "http.max_request_size") ?? defaults.httpLimits.maximumRequestSize
-        )
+        for key in Self.keys { key.field.read(reader, ConfigKey(stringLiteral: key.name), &self) }
     }
 
     /// The defaults.

@@ -51,40 +51,4 @@ struct MQTTSettings: Sendable, Equatable {
     }
 
     init() {}
-
-    /// The values `reader` has, else `defaults`'.
-    init(reader: ConfigReader, defaults: MQTTSettings) {
-        func text(_ key: String) -> String?? {
-            reader.string(forKey: ConfigKey(stringLiteral: "outputs.mqtt.\(key)")).map { $0.isEmpty ? nil : $0 }
-        }
-        broker = text("broker").map { $0.flatMap(Broker.init) } ?? defaults.broker
-        prefix = text("prefix") ?? defaults.prefix
-        clientID = text("client_id") ?? defaults.clientID
-        username = text("username") ?? defaults.username
-        passwordFile = text("password_file") ?? defaults.passwordFile
-        caFile = text("ca_file") ?? defaults.caFile
-        certificateFile = text("cert_file") ?? defaults.certificateFile
-        keyFile = text("key_file") ?? defaults.keyFile
-        rate = reader.double(forKey: "outputs.mqtt.rate") ?? defaults.rate
-        keepalive = reader.int(forKey: "outputs.mqtt.keepalive") ?? defaults.keepalive
-        journal = text("journal") ?? defaults.journal
-    }
-
-    /// The table as TOML lines, for `--check-config`.
-    var tomlLines: String {
-        let quoted = JSONText.quoted
-        return """
-            broker = \(quoted(broker?.description ?? ""))
-            prefix = \(quoted(prefix ?? ""))
-            client_id = \(quoted(clientID ?? ""))
-            username = \(quoted(username ?? ""))
-            password_file = \(quoted(passwordFile ?? ""))
-            ca_file = \(quoted(caFile ?? ""))
-            cert_file = \(quoted(certificateFile ?? ""))
-            key_file = \(quoted(keyFile ?? ""))
-            rate = \(rate)
-            keepalive = \(keepalive)
-            journal = \(quoted(journal ?? ""))
-            """
-    }
 }

@@ -22,28 +22,9 @@ struct NMEA0183SenderSettings: Sendable, Equatable {
         self.rate = rate
     }
 
-    /// The values `reader` has for `defaults`' table, else those defaults.
-    init(reader: ConfigReader, defaults: NMEA0183SenderSettings) {
-        self = defaults
-        sentences = reader.stringArray(forKey: ConfigKey(stringLiteral: "\(table).sentences"))
-            .map { $0.compactMap(NMEA0183Encoder.Sentence.init(rawValue:)) } ?? defaults.sentences
-        talker = reader.string(forKey: ConfigKey(stringLiteral: "\(table).talker")) ?? defaults.talker
-        rate = reader.double(forKey: ConfigKey(stringLiteral: "\(table).rate")) ?? defaults.rate
-    }
-
     /// The sender these settings give.
     var configuration: NMEA0183Sender.Configuration {
         // The talker was checked by the settings' schema.
         NMEA0183Sender.Configuration(sentences: sentences, encoder: NMEA0183Encoder(talker: talker) ?? NMEA0183Encoder()!, maximumHertz: rate)
-    }
-
-    /// The three keys as TOML lines, for `--check-config`.
-    var tomlLines: String {
-        let quoted = JSONText.quoted
-        return """
-            sentences = [\(sentences.map { quoted($0.rawValue) }.joined(separator: ", "))]
-            talker = \(quoted(talker))
-            rate = \(rate)
-            """
     }
 }

@@ -83,24 +83,11 @@ struct NMEA2000OutputSettings: Sendable, Equatable {
 
     init() {}
 
-    /// The values `reader` has, else `defaults`'.
-    init(reader: ConfigReader, defaults: NMEA2000OutputSettings) {
-        func key(_ name: String) -> ConfigKey { ConfigKey(stringLiteral: "outputs.nmea2000.\(name)") }
-        interface = reader.string(forKey: key("interface")).map { $0.isEmpty ? nil : Interface($0) } ?? defaults.interface
-        rate = reader.double(forKey: key("rate")) ?? defaults.rate
-        manufacturerCode = reader.int(forKey: key("manufacturer_code")) ?? defaults.manufacturerCode
-        deviceClass = reader.int(forKey: key("device_class")) ?? defaults.deviceClass
-        deviceFunction = reader.int(forKey: key("device_function")) ?? defaults.deviceFunction
-        deviceInstance = reader.int(forKey: key("device_instance")) ?? defaults.deviceInstance
-        systemInstance = reader.int(forKey: key("system_instance")) ?? defaults.systemInstance
-        heartbeat = reader.double(forKey: key("heartbeat")) ?? defaults.heartbeat
-        installationDescription = reader.string(forKey: key("description")) ?? defaults.installationDescription
-    }
-
     /// The keys of the table, with their checks.
     static let keys: [SettingKey] = [
         SettingKey(
-            name: "outputs.nmea2000.interface", option: "--nmea2000", kind: .string, group: .nmea2000, valueName: "url",
+            name: "outputs.nmea2000.interface", option: "--nmea2000", kind: .string, group: .nmea2000,
+            field: .optionalParsed(\.nmea2000.interface, NMEA2000OutputSettings.Interface.init, \.description), valueName: "url",
             help: "Be a heading node on the NMEA 2000 bus: socketcan://INTERFACE (can0) or tcp://HOST:PORT?format=ydraw "
                 + "(a Yacht Devices gateway in RAW mode). It claims an address, answers a plotter's requests and sends "
                 + "127250 Vessel Heading, 127251, 127257 and 127258. serial:///dev/DEVICE?format=actisense sends the "
@@ -111,49 +98,41 @@ struct NMEA2000OutputSettings: Sendable, Equatable {
             return nil
         },
         SettingKey(
-            name: "outputs.nmea2000.rate", option: "--nmea2000-rate", kind: .double, group: .nmea2000, valueName: "hz",
+            name: "outputs.nmea2000.rate", option: "--nmea2000-rate", kind: .double, group: .nmea2000,
+            field: .number(\.nmea2000.rate), valueName: "hz",
             help: "NMEA 2000: the most headings a second, 0.1 to 50. (default: 10)") { DaemonSettings.number($0, in: 0.1...50, "from 0.1 to 50 Hz") },
         SettingKey(
-            name: "outputs.nmea2000.manufacturer_code", option: "--nmea2000-manufacturer-code", kind: .integer, group: .nmea2000, valueName: "n",
+            name: "outputs.nmea2000.manufacturer_code", option: "--nmea2000-manufacturer-code", kind: .integer, group: .nmea2000,
+            field: .integer(\.nmea2000.manufacturerCode), valueName: "n",
             help: "NMEA 2000: the NAME's manufacturer code, 0 to 2047. (default: 2046, the NMEA2000 library's free "
                 + "code)") { DaemonSettings.integer($0, in: 0...2047) },
         SettingKey(
-            name: "outputs.nmea2000.device_class", option: "--nmea2000-device-class", kind: .integer, group: .nmea2000, valueName: "n",
+            name: "outputs.nmea2000.device_class", option: "--nmea2000-device-class", kind: .integer, group: .nmea2000,
+            field: .integer(\.nmea2000.deviceClass), valueName: "n",
             help: "NMEA 2000: the NAME's device class. (default: 40, steering and control surfaces)") { DaemonSettings.integer($0, in: 0...127) },
         SettingKey(
-            name: "outputs.nmea2000.device_function", option: "--nmea2000-device-function", kind: .integer, group: .nmea2000, valueName: "n",
+            name: "outputs.nmea2000.device_function", option: "--nmea2000-device-function", kind: .integer, group: .nmea2000,
+            field: .integer(\.nmea2000.deviceFunction), valueName: "n",
             help: "NMEA 2000: the NAME's device function. (default: 160, heading sensors)") { DaemonSettings.integer($0, in: 0...255) },
         SettingKey(
-            name: "outputs.nmea2000.device_instance", option: "--nmea2000-device-instance", kind: .integer, group: .nmea2000, valueName: "n",
+            name: "outputs.nmea2000.device_instance", option: "--nmea2000-device-instance", kind: .integer, group: .nmea2000,
+            field: .integer(\.nmea2000.deviceInstance), valueName: "n",
             help: "NMEA 2000: the NAME's device instance, 0 to 255. (default: 0)") { DaemonSettings.integer($0, in: 0...255) },
         SettingKey(
-            name: "outputs.nmea2000.system_instance", option: "--nmea2000-system-instance", kind: .integer, group: .nmea2000, valueName: "n",
+            name: "outputs.nmea2000.system_instance", option: "--nmea2000-system-instance", kind: .integer, group: .nmea2000,
+            field: .integer(\.nmea2000.systemInstance), valueName: "n",
             help: "NMEA 2000: the NAME's system instance, 0 to 15. (default: 0)") { DaemonSettings.integer($0, in: 0...15) },
         SettingKey(
-            name: "outputs.nmea2000.heartbeat", option: "--nmea2000-heartbeat", kind: .double, group: .nmea2000, valueName: "seconds",
+            name: "outputs.nmea2000.heartbeat", option: "--nmea2000-heartbeat", kind: .double, group: .nmea2000,
+            field: .number(\.nmea2000.heartbeat), valueName: "seconds",
             help: "NMEA 2000: seconds between heartbeats (126993), 1 to 60. (default: 60)") { DaemonSettings.number($0, in: 1...60, "from 1 to 60 seconds") },
         SettingKey(
-            name: "outputs.nmea2000.description", option: "--nmea2000-description", kind: .string, group: .nmea2000, valueName: "text",
+            name: "outputs.nmea2000.description", option: "--nmea2000-description", kind: .string, group: .nmea2000,
+            field: .text(\.nmea2000.installationDescription), valueName: "text",
             help: "NMEA 2000: the installation description a plotter shows (126998). (default: none)") { content in
             guard case .string(let text) = content, text.unicodeScalars.count <= 70, text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F })
             else { return "must be at most 70 printable ASCII characters" }
             return nil
         },
     ]
-
-    /// The table as TOML lines, for `--check-config`.
-    var tomlLines: String {
-        let quoted = JSONText.quoted
-        return """
-            interface = \(quoted(interface?.description ?? ""))
-            rate = \(rate)
-            manufacturer_code = \(manufacturerCode)
-            device_class = \(deviceClass)
-            device_function = \(deviceFunction)
-            device_instance = \(deviceInstance)
-            system_instance = \(systemInstance)
-            heartbeat = \(heartbeat)
-            description = \(quoted(installationDescription))
-            """
-    }
 }

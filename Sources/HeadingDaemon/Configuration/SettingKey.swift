@@ -5,7 +5,8 @@ import Configuration
 import Foundation
 
 /// One configuration key headingd knows, declared once: its dotted name (`simulation.rate`), its
-/// command-line option, the type of its value, what a valid value is, and its help. The same key
+/// command-line option, the type of its value, what a valid value is, its help, and the field of
+/// ``DaemonSettings`` it sets (read from the layers and written by `--check-config` through it). The same key
 /// is `rate` in the TOML table `[simulation]`, `HEADINGD_SIMULATION_RATE` in the environment, and
 /// `--rate` on the command line (parsed by ``SettingOptions``, listed by `--help` and the man page
 /// from this declaration), and every one of those layers is checked by ``validate(_:)``: one set
@@ -48,6 +49,8 @@ struct SettingKey: Sendable {
     let kind: Kind
     /// Where its option is listed.
     let group: Group
+    /// The field of ``DaemonSettings`` it sets, and how.
+    let field: SettingBinding
     /// What its option's value is called in `--help` (`seconds`); `nil` for a flag (a
     /// ``Kind/bool`` key's option takes no value: given, it is `true`).
     let valueName: String?
@@ -67,17 +70,19 @@ struct SettingKey: Sendable {
     ///   - option: The command-line option.
     ///   - kind: The value's type.
     ///   - group: Where its option is listed.
+    ///   - field: The field of ``DaemonSettings`` it sets.
     ///   - valueName: What its option's value is called; leave it out for a flag.
     ///   - help: What it does, with its default.
     ///   - check: Why a value of the right type is still wrong, or `nil`.
     init(
-        name: String, option: String, kind: Kind, group: Group, valueName: String? = nil, help: String,
+        name: String, option: String, kind: Kind, group: Group, field: SettingBinding, valueName: String? = nil, help: String,
         check: @escaping @Sendable (ConfigContent) -> String? = { _ in nil }
     ) {
         self.name = name
         self.option = option
         self.kind = kind
         self.group = group
+        self.field = field
         self.valueName = kind == .bool ? nil : valueName ?? "value"
         self.help = help
         self.check = check
