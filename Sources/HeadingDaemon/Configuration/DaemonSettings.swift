@@ -39,18 +39,18 @@ struct DaemonSettings: Sendable, Equatable {
     /// How many NMEA 0183 TCP clients at once; the next is refused.
     var nmeaTCPMaxClients = 16
     /// What the NMEA 0183 TCP output writes, and how often.
-    var nmeaTCPSender = NMEA0183SenderSettings(table: "outputs.nmea0183.tcp")
+    var nmeaTCPSender = NMEA0183SenderSettings()
     /// Where the NMEA 0183 UDP output sends datagrams; none by default.
     var nmeaUDPTargets: [ListenAddress] = []
     /// What the NMEA 0183 UDP output writes, and how often.
-    var nmeaUDPSender = NMEA0183SenderSettings(table: "outputs.nmea0183.udp")
+    var nmeaUDPSender = NMEA0183SenderSettings()
     /// The serial line the NMEA 0183 serial output writes to; `nil` for none (the default).
     var nmeaSerialDevice: String?
     /// The serial line's baud rate.
     var nmeaSerialBaud = 4800
     /// What the NMEA 0183 serial output writes, and how often (5 Hz: at 4800 baud, 10 Hz of three
     /// sentences fills the line).
-    var nmeaSerialSender = NMEA0183SenderSettings(table: "outputs.nmea0183.serial", rate: 5)
+    var nmeaSerialSender = NMEA0183SenderSettings(rate: 5)
     /// Whether the Signal K output serves (off by default).
     var signalKEnabled = false
     /// Where the Signal K output listens: loopback, on a port clear of a Signal K server (3000)

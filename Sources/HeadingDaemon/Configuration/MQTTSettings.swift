@@ -1,7 +1,6 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
-import Configuration
 import Foundation
 import HeadingOutputs
 

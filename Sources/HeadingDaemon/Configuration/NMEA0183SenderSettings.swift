@@ -1,14 +1,11 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
-import Configuration
 import HeadingOutputs
 
 /// What one NMEA 0183 output writes, and how often: the `sentences`, `talker` and `rate` keys of
 /// its table (`outputs.nmea0183.tcp`, `.udp`, `.serial`), the same three for every output.
 struct NMEA0183SenderSettings: Sendable, Equatable {
-    /// The output's table, such as `outputs.nmea0183.tcp`.
-    let table: String
     /// The sentences written for each heading.
     var sentences: [NMEA0183Encoder.Sentence] = [.hdt, .hdg, .ths]
     /// The talker.
@@ -17,8 +14,7 @@ struct NMEA0183SenderSettings: Sendable, Equatable {
     var rate: Double
 
     /// The defaults of one output's table.
-    init(table: String, rate: Double = 10) {
-        self.table = table
+    init(rate: Double = 10) {
         self.rate = rate
     }
 
