@@ -34,6 +34,10 @@ import Testing
         let given = try Self.parsed(["--config", "--rate", "--count", "5", "--check-config", "path.toml", "--", "--rate", "1"])
         #expect(given.settings.isEmpty)
         #expect(given.rest == ["--config", "--rate", "--count", "5", "--check-config", "path.toml", "--", "--rate", "1"])
+        // --help is asked for as an option only, not as a value.
+        #expect(try Self.parsed(["--config", "-h", "--position", "--help"]).asksForHelp == false)
+        #expect(try Self.parsed(["--stale-after", "3", "-h"]).asksForHelp)
+        #expect(try Self.parsed(["--", "--help"]).asksForHelp == false)
     }
 
     @Test func badUsageAndWrongValuesAreToldApart() {

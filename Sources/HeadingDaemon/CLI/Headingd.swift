@@ -79,12 +79,11 @@ struct Headingd: AsyncParsableCommand {
             LineWriter.standardError.write("headingd: configuration: \(error)", priority: .error)
             Foundation.exit(ExitStatus.configurationError.rawValue)
         }
-        let others = parsed.rest.prefix { $0 != "--" }
-        if others.contains("--help") || others.contains("-h") {
+        if parsed.asksForHelp {
             LineWriter.standardOutput.write(SettingOptions.help())
             return
         }
-        if others.contains("--experimental-dump-help") {
+        if parsed.asksForDescription {
             LineWriter.standardOutput.write(SettingOptions.dumpHelp())
             return
         }

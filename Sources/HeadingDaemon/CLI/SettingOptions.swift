@@ -21,6 +21,10 @@ enum SettingOptions {
         var settings: [String: ConfigContent] = [:]
         /// The other arguments, in order, for ArgumentParser.
         var rest: [String] = []
+        /// Whether `--help` or `-h` was given as an option (not as another option's value).
+        var asksForHelp = false
+        /// Whether `--experimental-dump-help` was given as an option.
+        var asksForDescription = false
     }
 
     /// Why the command line is refused.
@@ -51,6 +55,8 @@ enum SettingOptions {
             let inline = equals.map { String(word[word.index(after: $0)...]) }
             guard let key = byOption[name] else {
                 parsed.rest.append(word)
+                if word == "--help" || word == "-h" { parsed.asksForHelp = true }
+                if word == "--experimental-dump-help" { parsed.asksForDescription = true }
                 if otherOptionsWithValues.contains(name), inline == nil, index < arguments.count {
                     parsed.rest.append(arguments[index])
                     index += 1
