@@ -81,6 +81,35 @@ enum ChildProcess {
         return pid
     }
 
+    /// A started child and the read ends of its standard output and error (the caller's to close).
+    struct Launched {
+        let pid: pid_t
+        let output: Int32
+        let errors: Int32
+    }
+
+    /// Starts `executable` with `/dev/null` as its input and a pipe for each of its outputs
+    /// (``spawn(_:_:environment:directory:input:output:error:)``); this process keeps only the
+    /// pipes' read ends.
+    static func launch(
+        _ executable: String, _ arguments: [String], environment: [String: String], directory: String? = nil
+    ) throws(SpawnError) -> Launched {
+        // Whatever is open when this returns or throws is closed, but the read ends it hands over.
+        var toClose: [Int32] = []
+        defer { toClose.forEach { close($0) } }
+        let output = try makePipe()
+        toClose += [output.read, output.write]
+        let errors = try makePipe()
+        toClose += [errors.read, errors.write]
+        let null = try openNull()
+        toClose.append(null)
+        let pid = try spawn(
+            executable, arguments, environment: environment, directory: directory, input: null, output: output.write, error: errors.write
+        )
+        toClose = [output.write, errors.write, null]
+        return Launched(pid: pid, output: output.read, errors: errors.read)
+    }
+
     /// Waits for `pid` to end and reaps it. Blocks: call it on a thread of its own.
     static func reap(_ pid: pid_t) -> Termination {
         var status: Int32 = 0

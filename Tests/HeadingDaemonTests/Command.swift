@@ -22,31 +22,19 @@ enum Command {
     private static func runBlocking(_ executable: String, _ arguments: [String], in directory: URL?) throws -> (
         status: Int32, output: String, errors: String
     ) {
-        let output = try ChildProcess.makePipe()
-        let errors = try ChildProcess.makePipe()
-        let null = try ChildProcess.openNull()
-        let pid: pid_t
-        do {
-            defer { [output.write, errors.write, null].forEach { close($0) } }
-            pid = try ChildProcess.spawn(
-                executable, arguments, environment: ProcessInfo.processInfo.environment, directory: directory?.path,
-                input: null, output: output.write, error: errors.write
-            )
-        } catch {
-            close(output.read)
-            close(errors.read)
-            throw error
-        }
+        let launched = try ChildProcess.launch(
+            executable, arguments, environment: ProcessInfo.processInfo.environment, directory: directory?.path
+        )
         // Drain standard error beside standard output, so neither pipe fills up and blocks the command.
         let errorData = Mutex(Data())
         let drained = DispatchSemaphore(value: 0)
         Thread {
-            ChildProcess.drain(errors.read) { data in errorData.withLock { $0.append(data) } }
+            ChildProcess.drain(launched.errors) { data in errorData.withLock { $0.append(data) } }
             drained.signal()
         }.start()
         var outputData = Data()
-        ChildProcess.drain(output.read) { outputData.append($0) }
-        let termination = ChildProcess.reap(pid)
+        ChildProcess.drain(launched.output) { outputData.append($0) }
+        let termination = ChildProcess.reap(launched.pid)
         drained.wait()
         let status: Int32
         switch termination {

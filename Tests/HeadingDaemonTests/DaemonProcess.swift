@@ -119,25 +119,13 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// Starts it (``ChildProcess``: nothing of it can be inherited by another test's programs).
     func start() throws {
-        let output = try ChildProcess.makePipe()
-        let errors = try ChildProcess.makePipe()
-        let null = try ChildProcess.openNull()
-        defer { [output.write, errors.write, null].forEach { close($0) } }
-        let pid: pid_t
-        do {
-            pid = try ChildProcess.spawn(
-                executable, arguments, environment: environment, input: null, output: output.write, error: errors.write
-            )
-        } catch {
-            close(output.read)
-            close(errors.read)
-            throw error
-        }
+        let launched = try ChildProcess.launch(executable, arguments, environment: environment)
+        let pid = launched.pid
         update { $0.pid = pid }
         // Each pipe is read to its end by a thread of its own, and the process reaped by a third;
         // the exit is reported once everything the pipes held is read.
         let drained = DispatchGroup()
-        for (descriptor, isErrors) in [(output.read, false), (errors.read, true)] {
+        for (descriptor, isErrors) in [(launched.output, false), (launched.errors, true)] {
             drained.enter()
             Thread { [weak self] in
                 defer { drained.leave() }
