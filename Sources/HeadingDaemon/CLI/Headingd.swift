@@ -25,7 +25,7 @@ struct Headingd: AsyncParsableCommand {
     // The settings' options (--source, --stale-after …) are not declared here: SettingOptions reads
     // them from the settings' declarations before ArgumentParser sees the rest, and adds them to
     // --help and the man page.
-    @OptionGroup(title: "Run") var runOptions: RunOptions
+    @OptionGroup(title: RunOptions.title) var runOptions: RunOptions
     @OptionGroup(title: "Configuration") var configurationOptions: ConfigurationOptions
 
     /// The settings the command line gave (``SettingOptions``), for ``run()``.

@@ -6,6 +6,9 @@ import Foundation
 
 /// The options of one run that are no setting (a configuration file has no `count`).
 struct RunOptions: ParsableArguments {
+    /// Its section's title in `--help` and the man page: the settings' sections go before it.
+    static let title = "Run"
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Exit 0 after printing this many headings (default: run until stopped).", valueName: "n"))
     var count: Int?
 

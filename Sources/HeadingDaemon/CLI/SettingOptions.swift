@@ -13,7 +13,7 @@ import Foundation
 ///
 /// A value may start with '-' as a separate argument (`--position -33.86,151.21`). A flag (a
 /// true-or-false key) takes no value. A list is comma-separated (`--nmea-sentences HDT,ROT`),
-/// except `--source`, which is given once for each source. An option given twice keeps the last.
+/// except where its declaration says the option repeats (`--source`, once for each source). An option given twice keeps the last.
 enum SettingOptions {
     /// What the command line gave.
     struct Parsed: Sendable {
@@ -90,8 +90,8 @@ enum SettingOptions {
     private static func content(of text: String, for key: SettingKey, given: ConfigContent?) -> Result<ConfigContent, SettingError> {
         switch key.kind {
         case .string: return .success(.string(text))
-        case .stringList where key.name == "source":
-            // One source an option: a source's own text may hold commas (deviation=0:1,90:-1).
+        case .stringList where key.optionRepeats:
+            // One value an option: a source's own text may hold commas (deviation=0:1,90:-1).
             if case .stringArray(let earlier)? = given { return .success(.stringArray(earlier + [text])) }
             return .success(.stringArray([text]))
         case .stringList: return .success(.stringArray(text.split(separator: ",").map(String.init)))
@@ -99,7 +99,8 @@ enum SettingOptions {
         }
     }
 
-    /// `--help`: ArgumentParser's page with the settings' options in their sections, before `RUN:`.
+    /// `--help`: ArgumentParser's page with the settings' options in their sections, before
+    /// ``RunOptions``' section.
     static func help(columns: Int? = nil, keys: [SettingKey] = DaemonSettings.keys) -> String {
         let width = columns ?? terminalColumns
         let page = Headingd.helpMessage(columns: width)
@@ -108,12 +109,12 @@ enum SettingOptions {
             guard !members.isEmpty else { return nil }
             return ([group.rawValue.uppercased() + ":"] + members.map { entry($0, width: width) }).joined(separator: "\n")
         }.joined(separator: "\n\n")
-        guard let run = page.range(of: "\nRUN:\n") else { return page + "\n" + sections }
+        guard let run = page.range(of: "\n\(RunOptions.title.uppercased()):\n") else { return page + "\n" + sections }
         return page[..<run.lowerBound] + "\n" + sections + "\n" + page[run.lowerBound...]
     }
 
     /// `--experimental-dump-help` (what the man page is made from): ArgumentParser's description
-    /// with the settings' options added before the `Run` section's.
+    /// with the settings' options added before ``RunOptions``' section.
     static func dumpHelp(keys: [SettingKey] = DaemonSettings.keys) -> String {
         let dumped = Headingd._dumpHelp()
         guard var tool = try? JSONSerialization.jsonObject(with: Data(dumped.utf8)) as? [String: Any],
@@ -122,12 +123,12 @@ enum SettingOptions {
         let entries: [[String: Any]] = keys.sorted { groupOrder($0.group) < groupOrder($1.group) }.map { key in
             let name = ["kind": "long", "name": String(key.option.dropFirst(2))]
             return [
-                "abstract": key.help, "isOptional": true, "isRepeating": key.name == "source", "kind": key.isFlag ? "flag" : "option",
+                "abstract": key.help, "isOptional": true, "isRepeating": key.optionRepeats, "kind": key.isFlag ? "flag" : "option",
                 "names": [name], "preferredName": name, "parsingStrategy": key.isFlag ? "default" : "unconditional",
                 "sectionTitle": key.group.rawValue, "shouldDisplay": true, "valueName": key.valueName ?? String(key.option.dropFirst(2)),
             ]
         }
-        let at = arguments.firstIndex { ($0["sectionTitle"] as? String) == "Run" } ?? 0
+        let at = arguments.firstIndex { ($0["sectionTitle"] as? String) == RunOptions.title } ?? 0
         arguments.insert(contentsOf: entries, at: at)
         command["arguments"] = arguments
         tool["command"] = command

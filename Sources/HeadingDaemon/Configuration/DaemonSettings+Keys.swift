@@ -13,7 +13,9 @@ extension DaemonSettings {
             name: "source", option: "--source", kind: .stringList, group: .sources,
             field: .list(\.sources, SourceSpecification.init(argument:), \.description), valueName: "source",
             help: "Where headings come from: \(SourceSpecification.acceptedForms). Give it more than once for several sources, best first: "
-                + "headings come from the best healthy one. (default: simulation)") { content in
+                + "headings come from the best healthy one. (default: simulation)",
+            optionRepeats: true
+        ) { content in
             guard case .stringArray(let texts) = content, !texts.isEmpty else { return "must name at least one source" }
             for text in texts {
                 if case .failure(let error) = SourceSpecification.parse(text) { return error.reason }

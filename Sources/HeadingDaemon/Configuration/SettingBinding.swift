@@ -68,8 +68,8 @@ struct SettingBinding: Sendable {
         .field(field, read: { $0.string(forKey: $1).flatMap(parse) }, write: { JSONText.quoted(describe($0)) })
     }
 
-    /// A value written as a string, or none: `""` is none (`asEmpty`), or none is left unwritten (a
-    /// comment saying `none`).
+    /// A value written as a string, or none. Read, `""` is none. Written, none is `""` — or, given
+    /// `none`, a comment saying it (for a key where `""` is not a valid value, such as `position`).
     static func optionalParsed<Value>(
         _ field: WritableKeyPath<DaemonSettings, Value?> & Sendable, none: String? = nil, _ parse: @escaping @Sendable (String) -> Value?,
         _ describe: @escaping @Sendable (Value) -> String

@@ -56,6 +56,9 @@ struct SettingKey: Sendable {
     let valueName: String?
     /// What it does, with its default, as `--help` and the man page say it.
     let help: String
+    /// Whether its option is given once for each value of a list (`--source A --source B`: a
+    /// value may hold commas), rather than once with the list comma-separated.
+    let optionRepeats: Bool
     /// Why a value of the right type is still wrong, or `nil` when it is fine.
     let check: @Sendable (ConfigContent) -> String?
 
@@ -73,9 +76,11 @@ struct SettingKey: Sendable {
     ///   - field: The field of ``DaemonSettings`` it sets.
     ///   - valueName: What its option's value is called; leave it out for a flag.
     ///   - help: What it does, with its default.
+    ///   - optionRepeats: Whether its option is given once a value (a ``Kind/stringList`` key's).
     ///   - check: Why a value of the right type is still wrong, or `nil`.
     init(
         name: String, option: String, kind: Kind, group: Group, field: SettingBinding, valueName: String? = nil, help: String,
+        optionRepeats: Bool = false,
         check: @escaping @Sendable (ConfigContent) -> String? = { _ in nil }
     ) {
         self.name = name
@@ -85,6 +90,7 @@ struct SettingKey: Sendable {
         self.field = field
         self.valueName = kind == .bool ? nil : valueName ?? "value"
         self.help = help
+        self.optionRepeats = optionRepeats
         self.check = check
     }
 
