@@ -83,6 +83,8 @@ extension Recorder: HeadingSourceDelegate where Element == HeadingEvent {
     public func headingSource(_ source: any HeadingSource, didUpdate heading: Heading) { record(.heading(heading)) }
     /// Records the fault.
     public func headingSource(_ source: any HeadingSource, didFailWith fault: HeadingFault) { record(.fault(fault)) }
+    /// Records the end of a condition, as a notice.
+    public func headingSource(_ source: any HeadingSource, didRecover notice: HeadingNotice) { record(.notice(notice)) }
     /// Records the authorization change.
     public func headingSource(_ source: any HeadingSource, didChangeAuthorization status: HeadingAuthorizationStatus) {
         record(.authorizationChanged(status))

@@ -5,6 +5,12 @@ import Foundation
 import HeadingKitTesting
 import Testing
 
+#if canImport(Combine)
+import Combine
+#else
+@preconcurrency import OpenCombine
+#endif
+
 @testable import HeadingKit
 
 /// An attitude, and what a sensor level in that attitude reads: a field from the model's
@@ -298,6 +304,36 @@ struct IIOHeadingSourceTests {
         try tree.writeCompass(SyntheticAttitude(heading: 200, pitch: 0, roll: 0))
         #expect(await recorder.wait(timeout: .seconds(15)) { $0.compactMap(\.heading).count > headingsBefore + 2 }, "\(recorder.faults)")
         #expect(recorder.faults.filter { $0.code == .uncalibrated }.count == 1, "said once a start")
+    }
+
+    @Test func aDisturbanceThatEndsIsARecoveredNoticeThroughTheProxy() async throws {
+        // No gyroscope and no calibration: the field of the first 2 s is the reference. A magnet
+        // of 30 µT beside the compass raises the fault; taken away, the source says it has ended,
+        // and the proxy delivers that as a recovered notice (on which consumers clear the fault).
+        let tree = try FakeIIOTree()
+        defer { tree.remove() }
+        let attitude = SyntheticAttitude(heading: 200, pitch: 0, roll: 0)
+        try tree.writeCompass(attitude)
+        let source = IIOHeadingSource(configuration: .init(endpoint: try IIOEndpoint(parsing: "iio:?rate=50&root=\(tree.root.path)")))
+        let proxy = HeadingProxy(source: source, delivery: .immediate)
+        let recorder = DelegateRecorder()
+        let sink = proxy.publisher.sink { @Sendable in recorder.record($0) }
+        defer { sink.cancel() }
+        proxy.enable()
+        defer { proxy.disable() }
+        #expect(await recorder.wait(timeout: .seconds(20)) { events in
+            events.contains { $0.fault?.code == .uncalibrated } && events.compactMap(\.heading).count >= 150
+        }, "the reference is taken after 2 s at 50 Hz: \(recorder.faults)")
+        try tree.writeCompass(attitude, hardIron: Vector3(x: 0, y: 30, z: 0))
+        #expect(await recorder.wait(timeout: .seconds(10)) { $0.contains { $0.fault?.code == .magneticDisturbance } }, "\(recorder.faults)")
+        #expect(recorder.events.compactMap(\.notice).isEmpty)
+        try tree.writeCompass(attitude)
+        #expect(await recorder.wait(timeout: .seconds(15)) { $0.contains { $0.notice?.code == .recovered } }, "\(recorder.events.suffix(3))")
+        let notice = try #require(recorder.events.compactMap(\.notice).first)
+        #expect(notice.source == source.name && notice.reason.contains("iio:device0 (hmc5883l): the magnetic field is back within bounds after"), "\(notice)")
+        let disturbance = try #require(recorder.events.firstIndex { $0.fault?.code == .magneticDisturbance })
+        let recovery = try #require(recorder.events.firstIndex { $0.notice != nil })
+        #expect(disturbance < recovery)
     }
 
     @Test func badValuesAndNoMagnetometerAreFaultsNeverHeadings() async throws {

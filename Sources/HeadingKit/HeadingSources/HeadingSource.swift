@@ -78,6 +78,15 @@ public protocol HeadingSourceDelegate: AnyObject, Sendable {
     ///   - source: The reporting source.
     ///   - status: The new status.
     func headingSource(_ source: any HeadingSource, didChangeAuthorization status: HeadingAuthorizationStatus)
+
+    /// A condition the source reported as a fault while still delivering headings has ended (a
+    /// magnetic disturbance: the field is the Earth's alone again). The notice's code is
+    /// ``HeadingNotice/Code/recovered``: consumers clear what they raised for the source, as when
+    /// a stale or faulted source delivers again. The default implementation does nothing.
+    /// - Parameters:
+    ///   - source: The reporting source.
+    ///   - notice: What ended, for a person.
+    func headingSource(_ source: any HeadingSource, didRecover notice: HeadingNotice)
 }
 
 extension HeadingSourceDelegate {
@@ -88,6 +97,12 @@ extension HeadingSourceDelegate {
     public func headingSource(_ source: any HeadingSource, didUpdateHeadings headings: [Heading]) {
         for heading in headings { headingSource(source, didUpdate: heading) }
     }
+
+    /// Does nothing: a delegate that keeps no faults has nothing to clear.
+    /// - Parameters:
+    ///   - source: The reporting source.
+    ///   - notice: What ended.
+    public func headingSource(_ source: any HeadingSource, didRecover notice: HeadingNotice) {}
 }
 
 extension HeadingSource {

@@ -49,6 +49,14 @@ package final class HeadingSourceState<Value>: Sendable {
         }
     }
 
+    /// Hands the end of a condition reported as a fault to the delegate, if there is one.
+    /// - Parameters:
+    ///   - notice: The ``HeadingNotice/Code/recovered`` notice.
+    ///   - source: The source reporting it: the delegate's first argument.
+    package func report(recovery notice: HeadingNotice, from source: any HeadingSource) {
+        delegate?.headingSource(source, didRecover: notice)
+    }
+
     /// Hands several headings to the delegate in one call, if there is one.
     /// - Parameters:
     ///   - headings: The headings, oldest first; nothing is reported when empty.

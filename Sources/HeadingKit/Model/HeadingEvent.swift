@@ -9,7 +9,8 @@ public enum HeadingEvent: Sendable, Hashable {
     case fault(HeadingFault)
     /// The source's authorization changed.
     case authorizationChanged(HeadingAuthorizationStatus)
-    /// A source recovered, or headings now come from another source (``HeadingProcessor``).
+    /// A source recovered (said by a ``HeadingProcessor``, or by the source for a condition it
+    /// reported), or headings now come from another source (``HeadingProcessor``).
     case notice(HeadingNotice)
 
     /// The heading this event carries, if it is one.

@@ -15,7 +15,9 @@ public struct HeadingNotice: Sendable, Hashable, Codable, CustomStringConvertibl
         /// - Parameter rawValue: The name, such as `recovered`.
         public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// A source that was stale or faulted delivers headings again.
+        /// A source that was stale or faulted delivers headings again, or a source says a
+        /// condition it reported as a fault has ended (a magnetic disturbance: the field is the
+        /// Earth's alone again).
         public static let recovered = Code(rawValue: "recovered")
         /// Headings now come from another source: a failover, or a fail-back after the hold time.
         public static let sourceChanged = Code(rawValue: "sourceChanged")

@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// One thing a ``HeadingSource`` can report to its delegate: a heading, a fault or an
-/// authorization change. Notices (a recovery, a change of source) are not among them: only a
-/// ``HeadingProcessor`` raises those, as ``HeadingEvent/notice(_:)``.
+/// authorization change. Notices are not among them: a ``HeadingProcessor`` raises a recovery
+/// or a change of source as ``HeadingEvent/notice(_:)``, and a source says a condition it
+/// reported has ended with ``HeadingSourceDelegate/headingSource(_:didRecover:)``.
 public enum HeadingSourceReport: Sendable, Hashable {
     /// A new heading.
     case heading(Heading)

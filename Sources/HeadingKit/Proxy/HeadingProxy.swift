@@ -281,6 +281,17 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
         }
     }
 
+    /// Delivers the notice to every subscriber if the proxy is enabled, as a fault would be.
+    /// - Parameters:
+    ///   - source: The reporting source.
+    ///   - notice: What ended.
+    public func headingSource(_ source: any HeadingSource, didRecover notice: HeadingNotice) {
+        broadcast.sending(under: lock) {
+            guard machine.isEnabled else { return false }
+            return publish(.notice(notice))
+        }
+    }
+
     /// Records and publishes the new status, and starts the source if it was waiting for authorization.
     /// - Parameters:
     ///   - source: The reporting source.

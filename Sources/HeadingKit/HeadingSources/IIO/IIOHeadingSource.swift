@@ -199,4 +199,9 @@ public final class IIOHeadingSource: HeadingSource, CalibrationReporting {
         }
         state.report(report, from: self)
     }
+
+    /// Hands the end of a condition the reader reported as a fault to the delegate.
+    func recovered(_ reason: String) {
+        state.report(recovery: HeadingNotice(code: .recovered, source: name, reason: reason), from: self)
+    }
 }

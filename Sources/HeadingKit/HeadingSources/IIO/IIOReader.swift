@@ -123,8 +123,10 @@ struct IIOReader: Sendable {
                                 + meanwhile + "; the calibration is not refined until it is back"
                         )))
                     case .disturbanceEnded(let seconds):
-                        configuration.logger.notice(
-                            "\(name): \(magnetometer.device): the magnetic field is back within bounds after \(String(format: "%.1f", seconds)) s: the magnetometer is trusted again")
+                        if !signal.isStopped {
+                            source()?.recovered(
+                                "\(magnetometer.device): the magnetic field is back within bounds after \(String(format: "%.1f", seconds)) s: the magnetometer is trusted again")
+                        }
                     case .referenceTaken(let reason, let inDisturbance):
                         if inDisturbance {
                             deliver(.fault(HeadingFault(code: .magneticDisturbance, source: name, reason: "\(magnetometer.device): " + reason)))
