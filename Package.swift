@@ -57,11 +57,23 @@ let package = Package(
         .target(name: "NMEA2000"),
         // Linux's SocketCAN headers (linux/can.h), for the socketcan:// source.
         .target(name: "CSocketCAN"),
+        // The ports: every way HeadingKit and headingd reach a device or the system (serial
+        // lines, TCP, UDP, standard input, a child process, SocketCAN; files, threads, the wake
+        // pipe), written once, and the only code that imports Glibc for it. Package-only: no
+        // product; HeadingKit's public API is built on it, not made of it.
+        .target(
+            name: "HeadingPorts",
+            dependencies: [
+                "NMEA2000",
+                "CSocketCAN",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "HeadingKit",
             dependencies: [
                 "NMEA2000",
-                "CSocketCAN",
+                "HeadingPorts",
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
                 // `receive(on: DispatchQueue.main)`: DispatchQueue as an OpenCombine scheduler.
                 .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: openCombinePlatforms)),
@@ -96,7 +108,7 @@ let package = Package(
         ),
         .target(
             name: "HeadingKitGPSD",
-            dependencies: ["HeadingKit", "CGPS"]
+            dependencies: ["HeadingKit", "HeadingPorts", "CGPS"]
         ),
         .target(
             name: "HeadingOutputs",
@@ -114,6 +126,7 @@ let package = Package(
             dependencies: [
                 "HeadingKit",
                 "HeadingKitGPSD",
+                "HeadingPorts",
                 "MosquittoClient",
                 "HeadingOutputs",
                 "NMEA2000",
@@ -145,6 +158,7 @@ let package = Package(
             name: "HeadingKitTests",
             dependencies: [
                 "HeadingKit",
+                "HeadingPorts",
                 "HeadingKitTesting",
                 "NMEA2000",
                 .product(name: "Clocks", package: "swift-clocks"),
@@ -184,7 +198,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadingKitGPSDTests",
-            dependencies: ["HeadingKitGPSD", "HeadingKit", "HeadingKitTesting"]
+            dependencies: ["HeadingKitGPSD", "HeadingKit", "HeadingKitTesting", "HeadingPorts"]
         ),
         // glibc's posix_spawn extensions (close every inherited descriptor, change directory) for
         // the daemon tests' child processes.
@@ -195,7 +209,7 @@ let package = Package(
         .testTarget(
             name: "HeadingDaemonTests",
             dependencies: [
-                "CChildProcess", "HeadingDaemon", "HeadingKit", "HeadingKitTesting", "NMEA2000",
+                "CChildProcess", "HeadingDaemon", "HeadingKit", "HeadingKitTesting", "HeadingPorts", "NMEA2000",
                 .product(name: "Clocks", package: "swift-clocks"),
             ],
             // The suite's release build (scripts/release-build) compiles the daemon's tests last and

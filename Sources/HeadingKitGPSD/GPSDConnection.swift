@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CGPS
-package import HeadingKit
+import HeadingKit
+package import HeadingPorts
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@
 
 import Foundation
 public import HeadingKit
+import HeadingPorts
 import Synchronization
 
 #if canImport(Glibc)

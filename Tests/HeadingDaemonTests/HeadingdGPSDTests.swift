@@ -46,7 +46,9 @@ struct HeadingdGPSDTests {
         try await fake.start()
         defer { fake.stop() }
         let endpoint = "gpsd://127.0.0.1:\(fake.port)"
-        let daemon = DaemonProcess(arguments: ["--source", endpoint, "--format", "json", "--stale-after", "1"])
+        // 3 s: what the fault says is the point, not how soon; at 1 s a loaded machine's gpsfake had
+        // passed gpsd one line (no sentence yet) when the fault was said.
+        let daemon = DaemonProcess(arguments: ["--source", endpoint, "--format", "json", "--stale-after", "3"])
         try daemon.start()
         #expect(await daemon.wait(untilErrorsContain: "headingd: \(endpoint): watching"))
         fake.release()

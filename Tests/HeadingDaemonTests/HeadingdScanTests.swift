@@ -4,6 +4,7 @@
 import Foundation
 import HeadingKit
 import HeadingKitTesting
+import HeadingPorts
 import NMEA2000
 import Testing
 

@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKitTesting
+import HeadingPorts
 import Synchronization
 import Testing
 

@@ -28,7 +28,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let device = directory.appendingPathComponent("ttyUSB0").path
         let link = directory.appendingPathComponent("by-id-ngt1").path
-        FileManager.default.createFile(atPath: device, contents: nil)
+        _ = FileManager.default.createFile(atPath: device, contents: nil)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: device)
         let ngt1 = buses.node(on: .actisense(device: link, baud: 115_200))
         #expect(buses.node(readBy: try NMEAStreamEndpoint(parsing: "serial://\(device)?baud=115200&format=actisense")) === ngt1)

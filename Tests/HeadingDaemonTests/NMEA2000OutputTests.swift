@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKit
+import HeadingPorts
 import Logging
 import NMEA2000
 import Synchronization

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingPorts
 import Testing
 
 #if canImport(Glibc)

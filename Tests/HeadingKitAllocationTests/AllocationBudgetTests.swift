@@ -6,6 +6,7 @@ import Clocks
 import Foundation
 import HeadingKit
 import HeadingKitTesting
+import HeadingPorts
 import NMEA2000
 import Synchronization
 import Testing

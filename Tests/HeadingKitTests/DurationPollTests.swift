@@ -1,6 +1,7 @@
 // headingd — HeadingKit tests
 // SPDX-License-Identifier: Apache-2.0
 
+import HeadingPorts
 import Testing
 
 @testable import HeadingKit

@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKitTesting
+import HeadingPorts
 import Testing
 
 #if canImport(Combine)
@@ -376,7 +377,7 @@ struct IIOSamplingFrequencyTests {
         try tree.write("iio:device1", ["name": "lis3dh\n", "sampling_frequency": "1\n", "sampling_frequency_available": "1 10 25 50 100 200 400 1600 5000\n"])
         let device = IIODevice(directory: tree.root.appendingPathComponent("iio:device1").path)
         #expect(IIOSamplingFrequency.adjust(device, for: 25) == .set(from: 1, to: 200))
-        #expect(IIOChannels.contents(device.directory + "/sampling_frequency").flatMap { IIOValue.parse($0) } == 200)
+        #expect(SysfsAttribute.contents(device.directory + "/sampling_frequency").flatMap { IIOValue.parse($0) } == 200)
         #expect(IIOSamplingFrequency.adjust(device, for: 25) == .unchanged(200))
         try tree.write("iio:device2", ["name": "hmc5883l\n"])
         #expect(IIOSamplingFrequency.adjust(IIODevice(directory: tree.root.appendingPathComponent("iio:device2").path), for: 25) == .notAdjustable)
@@ -384,6 +385,6 @@ struct IIOSamplingFrequencyTests {
         try tree.write("iio:device3", ["name": "hostile\n", "sampling_frequency": "1\n", "sampling_frequency_available": "1000000000000000000000000000000\n"])
         let hostile = IIODevice(directory: tree.root.appendingPathComponent("iio:device3").path)
         #expect(IIOSamplingFrequency.adjust(hostile, for: 25) == .set(from: 1, to: 1e30))
-        #expect(IIOChannels.contents(hostile.directory + "/sampling_frequency").map { String(decoding: $0, as: UTF8.self) } == "1e+30")
+        #expect(SysfsAttribute.contents(hostile.directory + "/sampling_frequency").map { String(decoding: $0, as: UTF8.self) } == "1e+30")
     }
 }

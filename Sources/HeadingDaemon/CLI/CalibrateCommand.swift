@@ -4,6 +4,7 @@
 import ArgumentParser
 import Foundation
 import HeadingKit
+import HeadingPorts
 import Synchronization
 
 #if canImport(Glibc)

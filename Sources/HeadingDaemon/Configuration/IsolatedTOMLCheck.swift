@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import HeadingKit
+import HeadingPorts
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@
 
 #if canImport(Glibc)
 import Glibc
+import HeadingPorts
 #endif
 import Configuration
 import Foundation

@@ -4,6 +4,7 @@
 import Foundation
 import HeadingKit
 import HeadingKitGPSD
+import HeadingPorts
 
 /// One `--source`: which heading source headingd runs, and how its sensor is installed.
 ///

@@ -1,10 +1,10 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
-/// Why an output, or the NMEA 2000 node's link, could not be opened: the one error of opening
-/// an output. At start, before the pipeline runs, headingd says so, naming the output and the
-/// address, and exits ``ExitStatus/outputUnavailable``; the node's link (opened again and again
-/// on its thread) is said once per reason and tried again.
+/// Why an output could not be opened: the one error of opening an output. At start, before the
+/// pipeline runs, headingd says so, naming the output and the address, and exits
+/// ``ExitStatus/outputUnavailable``. (The NMEA 2000 node's link is a port: its failure is the
+/// ports' ``ByteStreamFailure``, said once per reason on the node's thread and tried again.)
 ///
 /// A struct with a ``Code`` of static values (STYLE.md), so that a new way to fail breaks no caller;
 /// its ``description`` is the message people read, which names the fix.
@@ -21,8 +21,6 @@ struct OutputOpenError: Error, Sendable, CustomStringConvertible {
         /// What an output keeps or reads cannot be opened (a journal, the history, a password file),
         /// or its broker's settings are incomplete.
         static let cannotOpen = Code(name: "cannotOpen")
-        /// The NMEA 2000 node's link: no such interface, device or gateway, or not permitted.
-        static let cannotOpenLink = Code(name: "cannotOpenLink")
     }
 
     /// What could not be done.
@@ -53,10 +51,5 @@ struct OutputOpenError: Error, Sendable, CustomStringConvertible {
     /// An output that cannot open what it keeps or reads, or whose settings are incomplete; `reason` says which.
     static func cannotOpen(_ output: String, _ reason: String, file: String = #fileID, line: Int = #line) -> Self {
         Self(code: .cannotOpen, output: output, reason: reason, file: file, line: line)
-    }
-
-    /// The NMEA 2000 node's link; `reason` is the whole message (the node's lines put `NMEA 2000:` before it).
-    static func cannotOpenLink(_ reason: String, file: String = #fileID, line: Int = #line) -> Self {
-        Self(code: .cannotOpenLink, output: nil, reason: reason, file: file, line: line)
     }
 }

@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKit
+import HeadingPorts
 
 /// A thread of its own that prints a flat-out replay's events beside its decoding: the poster
 /// (the replay's reader, through the processor and the center) hands each notification's events

@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKit
+import HeadingPorts
 import Logging
 import Synchronization
 

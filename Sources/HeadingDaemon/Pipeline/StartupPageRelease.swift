@@ -1,6 +1,7 @@
 // headingd
 // SPDX-License-Identifier: Apache-2.0
 
+import HeadingPorts
 import ServiceLifecycle
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@
 
 #if canImport(Glibc)
 import Glibc
+import HeadingPorts
 #endif
 
 /// The executable's `.rodata` when the link left it writable, and which of its pages are still

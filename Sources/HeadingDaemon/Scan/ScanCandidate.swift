@@ -4,6 +4,7 @@
 import Foundation
 import HeadingKit
 import HeadingKitGPSD
+import HeadingPorts
 
 /// One place `headingd scan` listens to: a feed (serial line, TCP, UDP, SocketCAN), a gpsd, or
 /// the IIO devices. Written as the source URLs headingd takes.

@@ -4,6 +4,7 @@
 import Foundation
 import HeadingKit
 import HeadingKitGPSD
+import HeadingPorts
 import Logging
 import NMEA2000
 

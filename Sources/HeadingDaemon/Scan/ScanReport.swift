@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKit
+import HeadingPorts
 
 /// A whole scan: every candidate's finding, and the heading sources ranked best first; written
 /// for people, as JSON (`--json`) and as a configuration file (`--write-config`).

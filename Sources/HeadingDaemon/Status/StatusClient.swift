@@ -3,6 +3,7 @@
 
 import Foundation
 import HeadingKit
+import HeadingPorts
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -2,10 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 public import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import HeadingPorts
 
 /// Where a magnetic source's calibration stands: none (and why), or one in force with its fit and
 /// age. What the status page, `/status.json`, `/metrics` and Signal K show of a magnetometer.
@@ -83,28 +80,21 @@ public struct CalibrationStatus: Sendable, Hashable {
         case unreadable(String)
     }
 
-    /// A regular file's first 64 KiB and one byte more (``MagnetometerCalibration/read(_:)`` refuses
-    /// anything longer): never a read without end (`calibration=/dev/zero`), never a wait (a FIFO).
+    /// A regular file's first 64 KiB and one byte more (``MagnetometerCalibration/read(_:)``
+    /// refuses anything longer): never a read without end (`calibration=/dev/zero`), never a wait (a FIFO).
     private static func contents(of path: String) -> Result<Data, ReadFailure> {
         let descriptor: Int32
         switch RegularFile.open(path) {
         case .success(let opened): descriptor = opened.descriptor
-        case .failure(.cannotOpen(let code)): return .failure(code == ENOENT ? .absent : .unreadable(String(cString: strerror(code))))
+        case .failure(.cannotOpen(let code)): return .failure(code == RegularFile.notFound ? .absent : .unreadable(RegularFile.reason(code)))
         case .failure(.notRegular): return .failure(.unreadable("not a regular file"))
         }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 64 * 1024 + 1)
-        var total = 0
-        while total < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + total, $0.count - total) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                if count < 0 { return .failure(.unreadable(String(cString: strerror(errno)))) }
-                break
-            }
-            total += count
+        defer { RegularFile.close(descriptor) }
+        do {
+            return .success(Data(try WholeFile.read(descriptor, limit: 64 * 1024, chunkSize: 64 * 1024 + 1).bytes))
+        } catch {
+            return .failure(.unreadable(error.description))
         }
-        return .success(Data(bytes[..<total]))
     }
 }
 

@@ -2,10 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import HeadingPorts
 
 /// Whether this process may read a device's file — a serial line, an IIO channel — as a source's
 /// ``HeadingSource/requestAuthorization()`` answers: authorized, or denied with the
@@ -17,10 +14,13 @@ import Glibc
 ///   - hint: What to do about a refusal, appended to the reason (`is this user in the dialout group?`).
 /// - Returns: The status, and the fault that explains a refusal.
 package func readAuthorization(of path: String, source: String, hint: String? = nil) -> (status: HeadingAuthorizationStatus, fault: HeadingFault?)? {
-    if access(path, R_OK) == 0 { return (.authorized, nil) }
-    guard errno == EACCES || errno == EPERM else { return nil }
-    let reason = "cannot read \(path): \(String(cString: strerror(errno)))" + (hint.map { " (\($0))" } ?? "")
-    return (.denied, HeadingFault(code: .permissionDenied, source: source, reason: reason))
+    switch ReadAccess.check(path) {
+    case .readable: return (.authorized, nil)
+    case .unknown: return nil
+    case .refused(let why):
+        let reason = "cannot read \(path): \(why)" + (hint.map { " (\($0))" } ?? "")
+        return (.denied, HeadingFault(code: .permissionDenied, source: source, reason: reason))
+    }
 }
 
 extension HeadingSourceState {

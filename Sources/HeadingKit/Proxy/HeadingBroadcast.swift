@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 package import Foundation
+import HeadingPorts
 import Synchronization
 
 #if canImport(Combine)
@@ -73,7 +74,7 @@ package final class HeadingBroadcast: @unchecked Sendable {
     private var queue: [Item] = []
     private var head = 0
     /// The thread delivering now, if any.
-    private var deliverer: pthread_t?
+    private var deliverer: ThreadIdentity?
     /// Threads waiting in ``waitForRoom()``.
     private var waiters = 0
     private var isFinished = false
@@ -221,7 +222,7 @@ package final class HeadingBroadcast: @unchecked Sendable {
     private func waitForRoom() {
         guard queued.load(ordering: .relaxed) >= Self.queueLimit else { return }
         condition.withLock {
-            while let deliverer, pthread_equal(deliverer, pthread_self()) == 0, queue.count - head >= Self.queueLimit {
+            while let deliverer, deliverer != .current, queue.count - head >= Self.queueLimit {
                 waiters += 1
                 condition.wait()
                 waiters -= 1
@@ -256,7 +257,7 @@ package final class HeadingBroadcast: @unchecked Sendable {
             queue.append(item)
             queued.store(queue.count - head, ordering: .relaxed)
             guard deliverer == nil else { return false }
-            deliverer = pthread_self()
+            deliverer = .current
             return true
         }
     }

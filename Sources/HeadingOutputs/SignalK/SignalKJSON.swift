@@ -1,11 +1,6 @@
 // headingd — HeadingOutputs
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// The few JSON pieces Signal K messages are made of, written straight into a string: no

@@ -2,10 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import HeadingPorts
 
 /// One device's three axes of each channel type it is read for (one IMU may carry the
 /// magnetometer, the accelerometer and the gyroscope), read as whole scans from the kernel's
@@ -42,7 +39,9 @@ package final class IIOBuffer {
     /// Where each enabled channel lies in a scan.
     package let layout: IIOScanLayout
     /// The character device, open for reading, non-blocking.
-    package let descriptor: Int32
+    private let node: CharacterDevice
+    /// Its descriptor, to wait on in `poll(2)`.
+    package var descriptor: Int32 { node.descriptor }
     /// The trigger given to the device (`nil`: it had one, or needs none).
     package let trigger: String?
     /// What was done to its sampling frequency for scans at the rate.
@@ -75,29 +74,28 @@ package final class IIOBuffer {
         let directory = device.directory
         let elements = directory + "/scan_elements"
         let names = types.flatMap { type in ["x", "y", "z"].map { "in_\(type.rawValue)_\($0)" } }
-        for name in names where IIOChannels.contents("\(elements)/\(name)_en") == nil {
+        for name in names where SysfsAttribute.contents("\(elements)/\(name)_en") == nil {
             throw Unavailable(reason: "its driver has no buffer for it (no scan_elements/\(name)_en)")
         }
-        guard IIOChannels.contents(directory + "/buffer/enable") != nil else { throw Unavailable(reason: "its driver has no buffer/enable") }
-        let node = "\(nodes)/\(device.id)"
-        var status = stat()
-        guard stat(node, &status) == 0 else {
-            let error = errno
+        guard SysfsAttribute.contents(directory + "/buffer/enable") != nil else { throw Unavailable(reason: "its driver has no buffer/enable") }
+        let path = "\(nodes)/\(device.id)"
+        // Opened first: the kernel lets one reader have it, so another program's is seen here. It
+        // closes when this throws (released).
+        let opened: CharacterDevice
+        do throws(CharacterDevice.Failure) {
+            opened = try CharacterDevice(path: path)
+        } catch {
+            switch error {
             // Under the shipped unit /dev holds no device (PrivateDevices=yes).
-            throw Unavailable(reason: "\(node): \(String(cString: strerror(error)))" + (error == ENOENT ? Self.dropInHint : ""))
-        }
-        guard status.st_mode & S_IFMT == S_IFCHR else { throw Unavailable(reason: "\(node) is not a character device") }
-        // Opened first: the kernel lets one reader have it, so another program's is seen here (EBUSY).
-        let opened = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard opened >= 0 else {
-            let error = errno
-            let reason = String(cString: strerror(error))
-            throw Unavailable(reason: error == EBUSY ? "\(node) is in use by another program" : "cannot open \(node): \(reason)\(Self.permissionHint(reason))")
+            case .missing(let reason): throw Unavailable(reason: "\(path): \(reason)" + Self.dropInHint)
+            case .notCharacterDevice: throw Unavailable(reason: "\(path) is not a character device")
+            case .busy: throw Unavailable(reason: "\(path) is in use by another program")
+            case .cannotOpen(let reason, let isRefusal): throw Unavailable(reason: "cannot open \(path): \(reason)" + (isRefusal ? Self.dropInHint : ""))
+            }
         }
         // A buffer left enabled by a reader that was killed: its channels cannot change while it is.
-        if Self.number(at: directory + "/buffer/enable") == 1, let reason = IIOChannels.write("0", to: directory + "/buffer/enable") {
-            close(opened)
-            throw Unavailable(reason: "its buffer was left enabled and cannot be disabled: \(reason)\(Self.permissionHint(reason))")
+        if Self.number(at: directory + "/buffer/enable") == 1, let failure = SysfsAttribute.write("0", to: directory + "/buffer/enable") {
+            throw Unavailable(reason: "its buffer was left enabled and cannot be disabled: \(failure)\(Self.permissionHint(failure))")
         }
         // The axes and the timestamp; what another program left enabled stays in the layout.
         var enabled: [String] = []
@@ -107,9 +105,9 @@ package final class IIOBuffer {
             frequency = IIOSamplingFrequency.adjust(device, for: rate, factor: 1)
             for name in names + ["in_timestamp"] {
                 let path = "\(elements)/\(name)_en"
-                guard IIOChannels.contents(path) != nil, Self.number(at: path) != 1 else { continue }
-                if let reason = IIOChannels.write("1", to: path) {
-                    throw Unavailable(reason: "cannot enable scan_elements/\(name)_en: \(reason)\(Self.permissionHint(reason))")
+                guard SysfsAttribute.contents(path) != nil, Self.number(at: path) != 1 else { continue }
+                if let failure = SysfsAttribute.write("1", to: path) {
+                    throw Unavailable(reason: "cannot enable scan_elements/\(name)_en: \(failure)\(Self.permissionHint(failure))")
                 }
                 enabled.append(name)
             }
@@ -119,26 +117,25 @@ package final class IIOBuffer {
             } catch {
                 throw Unavailable(reason: "its scan once enabled: \(error.reason)")
             }
-            if let trigger, let reason = IIOChannels.write(trigger, to: directory + "/trigger/current_trigger") {
-                throw Unavailable(reason: "cannot set trigger/current_trigger to \(trigger): \(reason)\(Self.permissionHint(reason))")
+            if let trigger, let failure = SysfsAttribute.write(trigger, to: directory + "/trigger/current_trigger") {
+                throw Unavailable(reason: "cannot set trigger/current_trigger to \(trigger): \(failure)\(Self.permissionHint(failure))")
             }
             self.trigger = trigger
-            if let reason = IIOChannels.write("1", to: directory + "/buffer/enable") {
-                throw Unavailable(reason: "cannot enable buffer/enable: \(reason)\(Self.permissionHint(reason))")
+            if let failure = SysfsAttribute.write("1", to: directory + "/buffer/enable") {
+                throw Unavailable(reason: "cannot enable buffer/enable: \(failure)\(Self.permissionHint(failure))")
             }
         } catch {
-            close(opened)
             Self.disable(enabled, in: elements)
             throw error
         }
         enabledHere = enabled
-        descriptor = opened
+        node = opened
         scratch = [UInt8](repeating: 0, count: layout.scanSize * Self.scansPerRead)
     }
 
     deinit {
-        close(descriptor)
-        _ = IIOChannels.write("0", to: device.directory + "/buffer/enable")
+        // The character device closes after (the node is released with this buffer).
+        _ = SysfsAttribute.write("0", to: device.directory + "/buffer/enable")
         Self.disable(enabledHere, in: device.directory + "/scan_elements")
     }
 
@@ -146,17 +143,15 @@ package final class IIOBuffer {
     /// - Parameter body: Called with each scan.
     /// - Returns: `nil`, or why the device stopped answering (unbound, unplugged).
     package func read(_ body: (Scan) -> Void) -> String? {
-        let descriptor = self.descriptor
-        let count = scratch.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0 {
-            let error = errno
-            if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return nil }
-            return "\(device)'s buffer: \(String(cString: strerror(error)))"
+        switch node.read(into: &scratch) {
+        case .bytes(let count):
+            assembler.take(scratch[..<count], body)
+            return nil
+        case .nothing: return nil
+        case .failed(let reason): return "\(device)'s buffer: \(reason)"
+        // A character device that ends (never so while the device is there: an empty one waits) is gone.
+        case .ended: return "\(device)'s buffer ended"
         }
-        // A character device that ends (never so while the device is there: an empty one is EAGAIN) is gone.
-        if count == 0 { return "\(device)'s buffer ended" }
-        assembler.take(scratch[..<count], body)
-        return nil
     }
 
     // MARK: Opening
@@ -173,7 +168,7 @@ package final class IIOBuffer {
             guard let index = number(at: "\(elements)/\(name)_index").flatMap({ Int(exactly: $0) }) else {
                 throw Unavailable(reason: "scan_elements/\(name)_index is not a number")
             }
-            guard let bytes = IIOChannels.contents("\(elements)/\(name)_type") else { throw Unavailable(reason: "scan_elements/\(name)_type cannot be read") }
+            guard let bytes = SysfsAttribute.contents("\(elements)/\(name)_type") else { throw Unavailable(reason: "scan_elements/\(name)_type cannot be read") }
             do throws(IIOScanError) {
                 channels.append((name, index, try IIOScanType(parsing: bytes)))
             } catch {
@@ -191,7 +186,7 @@ package final class IIOBuffer {
     /// its own (`NAME-devN`) or one named after its chip; `nil` when it needs none (no `trigger/`)
     /// or has the one wanted.
     private static func trigger(for device: IIODevice, named: String?, devices: String) throws(Unavailable) -> String? {
-        guard let bytes = IIOChannels.contents(device.directory + "/trigger/current_trigger") else { return nil }
+        guard let bytes = SysfsAttribute.contents(device.directory + "/trigger/current_trigger") else { return nil }
         let current = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let triggers = ((try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []).filter { $0.hasPrefix("trigger") }.sorted().prefix(64)
         let names = triggers.compactMap { IIODevice.text("\(devices)/\($0)/name") }
@@ -211,18 +206,17 @@ package final class IIOBuffer {
     }
 
     private static func disable(_ names: [String], in elements: String) {
-        for name in names { _ = IIOChannels.write("0", to: "\(elements)/\(name)_en") }
+        for name in names { _ = SysfsAttribute.write("0", to: "\(elements)/\(name)_en") }
     }
 
     private static func number(at path: String) -> Double? {
-        IIOChannels.contents(path).flatMap { IIOValue.parse($0) }
+        SysfsAttribute.contents(path).flatMap { IIOValue.parse($0) }
     }
 
     /// Where the way to the buffer under the shipped unit is told.
     private static let dropInHint = " (under the shipped unit: /usr/share/headingd/drop-ins/iio-buffer.conf and the udev rule it gives; or buffer=false)"
 
-    private static func permissionHint(_ reason: String) -> String {
-        reason == String(cString: strerror(EACCES)) || reason == String(cString: strerror(EPERM)) || reason == String(cString: strerror(EROFS))
-            ? dropInHint : ""
+    private static func permissionHint(_ failure: SysfsAttribute.Failure) -> String {
+        failure.isRefusal ? dropInHint : ""
     }
 }

@@ -2,10 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import HeadingPorts
 
 /// One device's three axes of one channel type, held open and read with `pread` (direct mode):
 /// value = (raw + offset) × scale, the scale and offset shared (`in_magn_scale`) or per axis
@@ -57,7 +54,7 @@ package final class IIOChannels {
                 var found: Double?
                 // Per axis where the driver gives it, else the shared one, else the default.
                 for path in ["\(base)_\(axis)_\(name)", "\(base)_\(name)"] {
-                    guard let bytes = Self.contents(path) else { continue }
+                    guard let bytes = SysfsAttribute.contents(path) else { continue }
                     guard let number = IIOValue.parse(bytes) else {
                         throw Failure(code: .malformedInput, reason: "\(path) holds '\(Self.shown(bytes))', not a number")
                     }
@@ -72,7 +69,7 @@ package final class IIOChannels {
         offset = try attribute("offset", default: 0)
         var matrix = Matrix3.identity
         for path in ["\(base)_mount_matrix", "\(device.directory)/in_mount_matrix", "\(device.directory)/mount_matrix"] {
-            guard let bytes = Self.contents(path) else { continue }
+            guard let bytes = SysfsAttribute.contents(path) else { continue }
             guard let read = IIOValue.matrix(bytes), read.isFinite else {
                 throw Failure(code: .malformedInput, reason: "\(path) holds '\(Self.shown(bytes))', not a mount matrix (a, b, c; d, e, f; g, h, i)")
             }
@@ -82,46 +79,24 @@ package final class IIOChannels {
         mountMatrix = matrix
         paths = ["x", "y", "z"].map { "\(base)_\($0)_raw" }
         for path in paths {
-            switch Self.openAttribute(path) {
+            switch SysfsAttribute.open(path) {
             case .success(let descriptor):
                 descriptors.append(descriptor)
             case .failure(let failure):
-                for open in descriptors { close(open) }
+                for open in descriptors { SysfsAttribute.close(open) }
                 descriptors = []
-                let error = failure.errno
+                let refused = failure.errorNumber != 0 && failure.isRefusal
                 throw Failure(
-                    code: error == EACCES || error == EPERM ? .permissionDenied : .deviceLost,
+                    code: refused ? .permissionDenied : .deviceLost,
                     reason: "cannot open \(LogText.printable(path)): \(failure.reason)"
-                        + (error == EACCES || error == EPERM ? " (a udev rule can make them readable: RUN+=\"/bin/sh -c 'chmod a+r /sys%p/in_*_raw'\")" : "")
+                        + (refused ? " (a udev rule can make them readable: RUN+=\"/bin/sh -c 'chmod a+r /sys%p/in_*_raw'\")" : "")
                 )
             }
         }
     }
 
-    /// Why an attribute could not be opened: the `errno`, or 0 when it opened but is no attribute.
-    package struct OpenFailure: Error, Sendable {
-        /// The `errno` of `open(2)`, or 0 when the file is not a regular file.
-        package let errno: Int32
-        /// A sentence for a person.
-        package let reason: String
-    }
-
-    /// Opens a sysfs attribute without waiting (``RegularFile``): refused unless it is a regular
-    /// file, as every sysfs attribute is (a FIFO, a directory, a device node never answer as one).
-    /// - Parameters:
-    ///   - path: The attribute.
-    ///   - flags: `O_RDONLY` or `O_WRONLY`.
-    /// - Returns: The open descriptor, or why not.
-    package static func openAttribute(_ path: String, flags: Int32 = O_RDONLY) -> Result<Int32, OpenFailure> {
-        switch RegularFile.open(path, flags: flags) {
-        case .success(let opened): .success(opened.descriptor)
-        case .failure(.cannotOpen(let code)): .failure(OpenFailure(errno: code, reason: String(cString: strerror(code))))
-        case .failure(.notRegular(let kind)): .failure(OpenFailure(errno: 0, reason: "\(kind), not a sysfs attribute"))
-        }
-    }
-
     deinit {
-        for descriptor in descriptors { close(descriptor) }
+        for descriptor in descriptors { SysfsAttribute.close(descriptor) }
     }
 
     /// Reads the three axes now, in the device frame.
@@ -132,11 +107,13 @@ package final class IIOChannels {
         var raw = (0.0, 0.0, 0.0)
         for index in 0..<3 {
             watch?.begin(paths[index])
-            let count = buffer.withUnsafeMutableBytes { pread(descriptors[index], $0.baseAddress, $0.count, 0) }
+            let read = SysfsAttribute.read(descriptors[index], into: &buffer)
             watch?.end()
-            guard count > 0 else {
-                let reason = count == 0 ? "it read nothing" : String(cString: strerror(errno))
-                throw Failure(code: .deviceLost, reason: "\(device) stopped answering: in_\(type.rawValue)_\(["x", "y", "z"][index])_raw: \(reason)")
+            let count: Int
+            switch read {
+            case .success(let bytes) where bytes > 0: count = bytes
+            case .success: throw lost(index, "it read nothing")
+            case .failure(let failure): throw lost(index, failure.reason)
             }
             guard count < buffer.count, let value = IIOValue.parse(buffer[..<count]) else {
                 throw Failure(
@@ -153,32 +130,13 @@ package final class IIOChannels {
         return value(raw: Vector3(x: raw.0, y: raw.1, z: raw.2))
     }
 
-    /// Writes `text` to a sysfs attribute (``openAttribute(_:flags:)``, so never to a FIFO).
-    /// - Returns: `nil`, or the system's reason it could not.
-    package static func write(_ text: String, to path: String) -> String? {
-        let descriptor: Int32
-        switch openAttribute(path, flags: O_WRONLY) {
-        case .success(let opened): descriptor = opened
-        case .failure(let failure): return failure.reason
-        }
-        defer { close(descriptor) }
-        let written = Array(text.utf8).withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        return written > 0 ? nil : String(cString: strerror(errno))
+    private func lost(_ index: Int, _ reason: String) -> Failure {
+        Failure(code: .deviceLost, reason: "\(device) stopped answering: in_\(type.rawValue)_\(["x", "y", "z"][index])_raw: \(reason)")
     }
 
     /// The value of raw axes: (raw + offset) × scale, turned into the device frame.
     package func value(raw: Vector3) -> Vector3 {
         mountMatrix * Vector3(x: (raw.x + offset.x) * scale.x, y: (raw.y + offset.y) * scale.y, z: (raw.z + offset.z) * scale.z)
-    }
-
-    /// A small file's bytes, or `nil` when it is absent or unreadable.
-    static func contents(_ path: String) -> [UInt8]? {
-        guard case .success(let descriptor) = openAttribute(path) else { return nil }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 512)
-        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count >= 0 else { return nil }
-        return Array(bytes[..<count])
     }
 
     /// Bytes as a person may read them in a log: printable ASCII, the rest as `?`, at most 40.

@@ -2,10 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import HeadingPorts
 
 /// One device of Linux's Industrial I/O subsystem as sysfs shows it (`/sys/bus/iio/devices/iio:deviceN`):
 /// its name, label, the parent device it hangs from, and which of the channel types a compass
@@ -55,7 +52,7 @@ package struct IIODevice: Sendable, Hashable, CustomStringConvertible {
         let resolved = URL(fileURLWithPath: directory).resolvingSymlinksInPath()
         parent = resolved.deletingLastPathComponent().path
         types = Set(ChannelType.allCases.filter { type in
-            ["x", "y", "z"].allSatisfy { access("\(directory)/in_\(type.rawValue)_\($0)_raw", F_OK) == 0 }
+            ["x", "y", "z"].allSatisfy { SysfsAttribute.exists("\(directory)/in_\(type.rawValue)_\($0)_raw") }
         })
     }
 
@@ -75,7 +72,7 @@ package struct IIODevice: Sendable, Hashable, CustomStringConvertible {
 
     /// A short attribute's text, trimmed; `nil` when absent, unreadable, empty or not text.
     static func text(_ path: String) -> String? {
-        guard let bytes = IIOChannels.contents(path), !bytes.contains(0),
+        guard let bytes = SysfsAttribute.contents(path), !bytes.contains(0),
             let text = String(bytes: bytes.prefix(256), encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty
         else { return nil }
         return text

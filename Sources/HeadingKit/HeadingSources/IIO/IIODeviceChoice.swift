@@ -1,6 +1,8 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
+import HeadingPorts
+
 /// The devices an endpoint names, found under its root.
 package struct IIODeviceChoice: Sendable {
     /// The magnetometer.

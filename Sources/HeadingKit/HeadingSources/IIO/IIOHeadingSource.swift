@@ -2,11 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingPorts
 public import Logging
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Headings from the e-compass or IMU on the board itself (an LSM9DS1 HAT, an MPU-9250, an
 /// HMC5883L, a LIS3MDL, a BMM150 …), read through Linux's Industrial I/O subsystem: as whole scans

@@ -2,11 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingPorts
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension IIOReader {
     /// The buffers of one opening: one a device, each read for the instruments on it.
@@ -107,14 +104,14 @@ extension IIOReader {
         var clock = ScanClock()
         // Woken by the magnetometer's scans alone (one wake-up a heading): the others' wait in the
         // kernel's buffers and are read with them.
-        var descriptors = [pollfd(fd: buffers.magnetometer.descriptor, events: Int16(POLLIN), revents: 0)]
+        let descriptors = [buffers.magnetometer.descriptor]
         let buffered = Set(buffers.all.flatMap(\.types))
         let direct = [instruments.accelerometer, instruments.gyroscope].compactMap { $0 }.filter { !buffered.contains($0.type) }
         // The others first, so that a heading has the gyroscope's scans up to its own.
         let readOrder = buffers.others + [buffers.magnetometer]
         while !signal.isStopped {
             // At most 0.25 s a wait: a stop is seen within it.
-            _ = poll(&descriptors, nfds_t(descriptors.count), 250)
+            CharacterDevice.waitReadable(descriptors, milliseconds: 250)
             let now = ContinuousClock.now
             tick(now)
             var magnetometerScans: [IIOBuffer.Scan] = []

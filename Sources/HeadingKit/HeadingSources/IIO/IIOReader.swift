@@ -2,11 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingPorts
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The reader thread's work: find, open, read at the rate, deliver; look again when a device goes.
 struct IIOReader: Sendable {

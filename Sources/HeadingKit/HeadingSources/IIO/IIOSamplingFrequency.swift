@@ -2,10 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import HeadingPorts
 
 /// A device's own sampling frequency, set for direct reads at a rate: ST's drivers (`st_sensors`:
 /// the LIS3DH, LSM303, L3G4200D …) power the chip up for each direct read and sleep two of its
@@ -44,11 +41,11 @@ package enum IIOSamplingFrequency {
         guard let availableText = IIODevice.text(device.directory + "/sampling_frequency_available") else { return .notAdjustable }
         let available = availableText.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { IIOValue.parse(Array($0.utf8)) }
         guard let chosen = choose(for: rate, among: available, factor: factor) else { return .notAdjustable }
-        let current = IIOChannels.contents(path).flatMap { IIOValue.parse($0) }
+        let current = SysfsAttribute.contents(path).flatMap { IIOValue.parse($0) }
         if let current, abs(current - chosen) < 1e-6 { return .unchanged(chosen) }
         // A whole number as the kernel writes it; Int(exactly:) never traps on a device's 1e30.
         let text = Int(exactly: chosen).map(String.init) ?? String(chosen)
-        if let reason = IIOChannels.write(text, to: path) { return .refused(chosen, reason) }
+        if let failure = SysfsAttribute.write(text, to: path) { return .refused(chosen, failure.reason) }
         return .set(from: current, to: chosen)
     }
 }

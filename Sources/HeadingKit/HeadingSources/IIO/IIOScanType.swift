@@ -1,6 +1,8 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
+import HeadingPorts
+
 /// How one channel lies in a scan of an IIO buffer (`/dev/iio:deviceN`), as its
 /// `scan_elements/in_<channel>_type` attribute says: `[be|le]:[s|u]BITS/STORAGE[XREPEAT][>>SHIFT]`,
 /// such as `le:s12/16>>4` — little-endian, signed, 12 bits of value in 16 of storage, shifted left

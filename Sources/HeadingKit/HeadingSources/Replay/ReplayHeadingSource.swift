@@ -2,12 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import HeadingPorts
 
 /// A heading source that replays a recording: raw NMEA 0183, gpsd JSON as `gpspipe -w` writes
 /// it, or gpsd's regression logs (with `#` comments) — at the recorded speed, N times faster, or
@@ -208,12 +203,9 @@ public final class ReplayHeadingSource: HeadingSource, LineCountingSource {
     /// system refuses to let this process read the file, else ``HeadingAuthorizationStatus/authorized``.
     /// A file that does not exist is an availability fault when the replay starts, not a refusal.
     public func requestAuthorization() {
-        let refused = access(configuration.path, R_OK) != 0 && (errno == EACCES || errno == EPERM)
-        if refused {
-            let reason = "cannot read \(configuration.path): \(String(cString: strerror(errno)))"
-            state.report(.fault(HeadingFault(code: .permissionDenied, source: name, reason: reason)), from: self)
-        }
-        state.report(.authorizationChanged(refused ? .denied : .authorized), from: self)
+        let answer = readAuthorization(of: configuration.path, source: name)
+        if let fault = answer?.fault { state.report(.fault(fault), from: self) }
+        state.report(.authorizationChanged(answer?.status ?? .authorized), from: self)
     }
 
     /// Starts the replay from the file's start; does nothing while one runs.
@@ -319,7 +311,7 @@ private struct Replay: Sendable {
                 }
             } catch {
                 let reason = "cannot read \(configuration.path): \(error.description)"
-                deliverFault(error.errorNumber == EACCES ? .permissionDenied : .sourceUnavailable, reason)
+                deliverFault(error.isRefusal ? .permissionDenied : .sourceUnavailable, reason)
                 return .unavailable(reason)
             }
             summary.passes += 1

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HeadingPorts
 package import NMEA2000
 
 /// A sender's splitter: lines, UBX frames and lines, Actisense frames, or SocketCAN's records.

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 package import Foundation
+package import HeadingPorts
 
 /// What an ``NMEAFeed`` hands to each source reading from it, on the feed's reader thread.
 package protocol NMEAFeedTap: AnyObject, Sendable {

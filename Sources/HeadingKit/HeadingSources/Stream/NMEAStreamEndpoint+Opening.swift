@@ -1,6 +1,7 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
+package import HeadingPorts
 package import Logging
 
 extension NMEAStreamEndpoint.Transport {

@@ -1,6 +1,7 @@
 // headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
+package import HeadingPorts
 import NMEA2000
 
 /// Finds a serial line's rate: listens at each rate in turn until what it hears is recognised —

@@ -2,14 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 package import Foundation
+package import HeadingPorts
 import Logging
 import NMEA2000
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Headings straight from the instruments' streams: NMEA 0183 (and NMEA 2000, below) from a
 /// serial line, a TCP feed, UDP datagrams, standard input or a CAN interface, read by an ``NMEAFeed``, decoded by the same line decoder as a
@@ -344,14 +339,14 @@ public final class StreamHeadingSource: HeadingSource, NMEAFeedTap, LineCounting
     package func feedFailed(_ failure: ByteStreamFailure, retryIn: Double?) {
         let (isStarted, deny, held): (Bool, Bool, [HeadingFault]) = state.withLock { state in
             state.silence.closed()
-            let deny = failure.code == .permissionDenied && state.authorization != .denied
-            if failure.code == .permissionDenied { state.authorization = .denied }
+            let deny = failure.faultCode == .permissionDenied && state.authorization != .denied
+            if failure.faultCode == .permissionDenied { state.authorization = .denied }
             return (state.isStarted, deny, state.floods.flush(at: .now))  // the bad lines held back come first
         }
         guard isStarted else { return }
         for fault in held { state.report(.fault(fault), from: self) }
         let retry = retryIn.map { "; retrying in \(String(format: "%.2f", $0)) s" } ?? ""
-        state.report(.fault(HeadingFault(code: failure.code, source: name, reason: failure.reason + retry)), from: self)
+        state.report(.fault(HeadingFault(code: failure.faultCode, source: name, reason: failure.reason + retry)), from: self)
         if deny { state.report(.authorizationChanged(.denied), from: self) }
     }
 

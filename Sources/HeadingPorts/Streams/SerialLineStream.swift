@@ -1,4 +1,4 @@
-// headingd — HeadingKit
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(Glibc)
@@ -10,9 +10,9 @@ import Darwin
 /// A serial line opened for reading, raw 8N1 through termios at one baud rate.
 ///
 /// A device that cannot be opened for lack of permission (not in the `dialout` group) is a
-/// ``HeadingFault/Code/permissionDenied`` failure; one that is missing, or goes away while open
+/// ``ByteStreamFailure/Code/permissionDenied`` failure; one that is missing, or goes away while open
 /// (a USB adapter pulled: `read(2)` gives `EIO` or end of file, `poll(2)` a hang-up), is
-/// ``HeadingFault/Code/deviceLost``.
+/// ``ByteStreamFailure/Code/deviceLost``.
 package final class SerialLineStream: ByteStream {
     private var descriptor: Int32
     private let path: String

@@ -1,11 +1,7 @@
-// headingd
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
-import Glibc
-#endif
-import HeadingKit
-import NMEA2000
+package import NMEA2000
 
 /// The NMEA 2000 output's link through an Actisense NGT-1 on a serial line, data only: each frame
 /// the node gives (single-frame PGNs: 127250, 127251, 127257, 127258) goes to the NGT-1 as a
@@ -15,25 +11,21 @@ import NMEA2000
 /// (Actisense's NMEA Reader: Transmit PGN list). What the NGT-1 sends back is read and dropped.
 ///
 /// Bounded: at most one encoded message waits for room in the line.
-final class ActisenseLink: CANLink {
+package final class ActisenseLink: CANLink {
     private let line: SerialLineStream
-    let path: String
-    var descriptor: Int32 { line.fileDescriptor }
-    var name: String { "serial://\(path)?format=actisense" }
+    package let path: String
+    package var descriptor: Int32 { line.fileDescriptor }
+    package var name: String { "serial://\(path)?format=actisense" }
     private var pending = PendingBytes(isSocket: false)
 
     /// Opens the NGT-1's line at `baud`.
-    /// - Throws: ``OutputOpenError`` naming the device and why (missing, not permitted: the dialout group).
-    init(path: String, baud: Int) throws(OutputOpenError) {
+    /// - Throws: ``ByteStreamFailure`` naming the device and why (missing, not permitted: the dialout group).
+    package init(path: String, baud: Int) throws(ByteStreamFailure) {
         self.path = path
-        do {
-            line = try SerialLineStream(path: path, baud: baud, writable: true)
-        } catch {
-            throw OutputOpenError.cannotOpenLink(error.reason)
-        }
+        line = try SerialLineStream(path: path, baud: baud, writable: true)
     }
 
-    func write(_ frame: CANFrame) -> CANLinkWrite {
+    package func write(_ frame: CANFrame) -> CANLinkWrite {
         pending.write({
             ActisenseFrameSplitter.encodeSend(
                 priority: frame.identifier.priority, pgn: frame.identifier.pgn, destination: frame.identifier.destination, payload: frame.bytes
@@ -41,7 +33,7 @@ final class ActisenseLink: CANLink {
         }, to: descriptor, what: path)
     }
 
-    func read(_ body: (CANFrame) -> Void) -> String? {
+    package func read(_ body: (CANFrame) -> Void) -> String? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         for _ in 0..<16 {
             let result = buffer.withUnsafeMutableBytes { line.read(into: $0, waitingAtMost: 0, wakingOn: -1) }
@@ -54,5 +46,5 @@ final class ActisenseLink: CANLink {
         return nil
     }
 
-    func close() { line.close() }
+    package func close() { line.close() }
 }

@@ -1,4 +1,4 @@
-// headingd — HeadingKit
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(Glibc)

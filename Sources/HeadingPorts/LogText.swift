@@ -1,4 +1,4 @@
-// headingd — HeadingKit
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
 /// Text from outside — a device's name, a peer's host, a file's content, a user's parameter — made

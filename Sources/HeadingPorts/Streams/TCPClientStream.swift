@@ -1,4 +1,4 @@
-// headingd — HeadingKit
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(Glibc)
@@ -12,7 +12,8 @@ import Darwin
 /// Connecting waits at most the connect timeout, in slices of 100 ms that see a stop (a firewall
 /// that drops packets holds a blocking `connect(2)` for minutes); the connection is then read with
 /// `poll(2)` and `read(2)`. The server closing it, or a reset, ends it. The gpsd source uses the
-/// same connect to learn the system's reason before libgps connects (`GPSDConnection`).
+/// same connect to learn the system's reason before libgps connects (`GPSDConnection`), and the
+/// NMEA 2000 node's link to a Yacht Devices gateway (``YachtDevicesRawLink``) its connection.
 package final class TCPClientStream: ByteStream {
     private var descriptor: Int32 = -1
     private let name: String
@@ -23,8 +24,12 @@ package final class TCPClientStream: ByteStream {
     ///   - port: The TCP port.
     ///   - timeout: How long to wait for an answer.
     ///   - signal: Ends the wait early when set.
+    ///   - wake: A descriptor whose readability ends the wait early too (a ``WakePipe``'s), or -1.
+    ///   - noDelay: Whether small writes go at once (`TCP_NODELAY`: a frame a line to a gateway).
     /// - Throws: ``ByteStreamFailure`` naming the address and why.
-    package init(host: String, port: UInt16, timeout: Duration, signal: StopSignal) throws(ByteStreamFailure) {
+    package init(
+        host: String, port: UInt16, timeout: Duration, signal: StopSignal? = nil, wake: Int32 = -1, noDelay: Bool = false
+    ) throws(ByteStreamFailure) {
         name = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -38,6 +43,10 @@ package final class TCPClientStream: ByteStream {
             address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0
         )
         guard socketDescriptor >= 0 else { throw .system(errno, "cannot make a socket for \(name)") }
+        if noDelay {
+            var yes: Int32 = 1
+            setsockopt(socketDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+        }
         if connect(socketDescriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0 {
             let error = errno
             guard error == EINPROGRESS else {
@@ -45,20 +54,21 @@ package final class TCPClientStream: ByteStream {
                 throw .system(error, "cannot connect to \(name)")
             }
             let deadline = ContinuousClock.now.advanced(by: timeout)
-            var request = pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0)
+            var requests = (pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
             while true {
                 let remaining = ContinuousClock.now.duration(to: deadline)
-                if signal.isStopped || remaining <= .zero {
+                let stopped = signal?.isStopped == true || requests.1.revents != 0
+                if stopped || remaining <= .zero {
                     Glibc.close(socketDescriptor)
                     throw ByteStreamFailure(
                         code: .sourceUnavailable,
-                        reason: signal.isStopped ? "stopped while connecting to \(name)" : "no answer from \(name) within \(timeout)",
-                        errorNumber: signal.isStopped ? ECANCELED : ETIMEDOUT
+                        reason: stopped ? "stopped while connecting to \(name)" : "no answer from \(name) within \(timeout)",
+                        errorNumber: stopped ? ECANCELED : ETIMEDOUT
                     )
                 }
                 let slice = min(remaining, .milliseconds(100))
-                let ready = poll(&request, 1, slice.pollMilliseconds)
-                if ready == 1 { break }
+                let ready = withUnsafeMutableBytes(of: &requests) { poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, slice.pollMilliseconds) }
+                if ready > 0, requests.0.revents != 0 { break }
                 if ready < 0, errno != EINTR {
                     let error = errno
                     Glibc.close(socketDescriptor)
@@ -77,6 +87,9 @@ package final class TCPClientStream: ByteStream {
     }
 
     deinit { close() }
+
+    /// The connected socket, to wait on in `poll(2)`; -1 once closed.
+    package var fileDescriptor: Int32 { descriptor }
 
     package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
         let closed = { ByteStreamFailure(code: .sourceUnavailable, reason: "\(self.name) closed the connection") }

@@ -1,32 +1,30 @@
-// headingd
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
-
-import HeadingKit
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A file read to its end with `read(2)` in a loop, bounded: the one reader of the daemon's
-/// configuration files and of `/proc`.
+/// configuration files, of `/proc`, of kept state and of calibration files.
 ///
 /// Not `String(contentsOfFile:)`: in Swift 6.3's FoundationEssentials on Linux it leaks a 4 KiB
 /// buffer per call (heaptrack: 4,096 B per SIGHUP reload), and it stops short on a `/proc` file,
 /// which gives at most a page a read and reports a size of 0.
-enum WholeFile {
+package enum WholeFile {
     /// Why a read failed: the system's error number.
-    struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// `errno` from the failed `read(2)`.
-        let code: Int32
-        var description: String { String(cString: strerror(code)) }
+        package let code: Int32
+        package var description: String { String(cString: strerror(code)) }
     }
 
     /// What was read.
-    struct Contents {
+    package struct Contents {
         /// The bytes, at most `limit` and one chunk more.
-        var bytes: [UInt8]
+        package var bytes: [UInt8]
         /// Whether the end of the file came before `limit` was passed.
-        var isComplete: Bool
+        package var isComplete: Bool
     }
 
     /// Reads `descriptor` until its end, or until more than `limit` bytes have come.
@@ -35,7 +33,7 @@ enum WholeFile {
     ///   - limit: The most bytes wanted.
     ///   - chunkSize: The size of each `read(2)`.
     /// - Throws: ``Failure`` when a read fails (other than by an interrupt).
-    static func read(_ descriptor: Int32, limit: Int, chunkSize: Int = 64 * 1024) throws(Failure) -> Contents {
+    package static func read(_ descriptor: Int32, limit: Int, chunkSize: Int = 64 * 1024) throws(Failure) -> Contents {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         while bytes.count <= limit {
@@ -57,7 +55,7 @@ enum WholeFile {
     /// - Parameters:
     ///   - path: The file.
     ///   - limit: The most bytes wanted.
-    static func readKept(path: String, limit: Int) -> Contents? {
+    package static func readKept(path: String, limit: Int) -> Contents? {
         switch RegularFile.open(path) {
         case .failure(.cannotOpen): return nil
         case .failure(.notRegular): return Contents(bytes: [], isComplete: false)
@@ -70,7 +68,7 @@ enum WholeFile {
 
     /// The file at `path`, read to its end (a `/proc` file too), or up to `limit` bytes and a
     /// chunk: `nil` when it cannot be opened or read.
-    static func read(path: String, limit: Int = 64 << 20) -> [UInt8]? {
+    package static func read(path: String, limit: Int = 64 << 20) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

@@ -1,4 +1,4 @@
-// headingd — HeadingKit
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(Glibc)
@@ -10,9 +10,9 @@ import Darwin
 /// Reads a file's lines in fixed-size chunks, so memory stays bounded whatever the line length:
 /// a line longer than the limit is reported with its length, and its content is not kept. A line
 /// ends at LF, CR or CRLF (old Mac tools and some loggers write CR alone).
-final class BoundedLineReader {
+package final class BoundedLineReader {
     /// One line, or the report of an overlong one.
-    enum Line {
+    package enum Line {
         /// A line's bytes, without the newline, valid until the next call.
         case text(number: Int)
         /// A line longer than the limit, with its full length in bytes.
@@ -20,9 +20,11 @@ final class BoundedLineReader {
     }
 
     /// Why a file could not be opened or read, with the system's error number.
-    struct ReadError: Error {
-        let errorNumber: Int32
-        var description: String { String(cString: strerror(errorNumber)) }
+    package struct ReadError: Error {
+        package let errorNumber: Int32
+        package var description: String { String(cString: strerror(errorNumber)) }
+        /// Whether the system refused this user (`EACCES`): a permission to grant.
+        package var isRefusal: Bool { errorNumber == EACCES }
     }
 
     private let fileDescriptor: Int32
@@ -41,12 +43,12 @@ final class BoundedLineReader {
     private var lineRange: Range<Int>?
 
     /// The current line's bytes (for ``Line/text(number:)``), as a new array.
-    var line: [UInt8] { withLine { Array($0) } }
+    package var line: [UInt8] { withLine { Array($0) } }
 
     /// Calls `body` with the current line's bytes (for ``Line/text(number:)``), read in place.
     /// - Parameter body: What reads the line; the buffer is valid only during the call.
     /// - Returns: What `body` returns.
-    func withLine<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    package func withLine<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         if let lineRange {
             return try chunk.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineRange])) }
         }
@@ -60,7 +62,7 @@ final class BoundedLineReader {
     ///   - chunkSize: How much to read at a time.
     /// - Throws: ``ReadError`` when the file cannot be opened. A directory opens, and its first
     ///   read fails with `EISDIR`.
-    init(path: String, maximumLineLength: Int, chunkSize: Int = 64 * 1024) throws(ReadError) {
+    package init(path: String, maximumLineLength: Int, chunkSize: Int = 64 * 1024) throws(ReadError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw ReadError(errorNumber: errno) }
         self.fileDescriptor = descriptor
@@ -75,14 +77,14 @@ final class BoundedLineReader {
     /// - Parameter count: How many bytes to look at.
     /// - Returns: The bytes.
     /// - Throws: ``ReadError`` when reading fails.
-    func peek(_ count: Int) throws(ReadError) -> ArraySlice<UInt8> {
+    package func peek(_ count: Int) throws(ReadError) -> ArraySlice<UInt8> {
         while chunkEnd - chunkStart < min(count, chunk.count), !isAtEnd { try fill() }
         return chunk[chunkStart..<min(chunkEnd, chunkStart + count)]
     }
 
     /// The next line, or `nil` at the end of the file.
     /// - Throws: ``ReadError`` when reading fails.
-    func next() throws(ReadError) -> Line? {
+    package func next() throws(ReadError) -> Line? {
         if !pieces.isEmpty { pieces.removeAll(keepingCapacity: true) }
         lineRange = nil
         var length = 0

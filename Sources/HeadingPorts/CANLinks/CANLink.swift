@@ -1,13 +1,13 @@
-// headingd
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
-import NMEA2000
+package import NMEA2000
 
 /// Where the NMEA 2000 output writes its frames and hears the bus: a SocketCAN interface
 /// (``SocketCANLink``) or a Yacht Devices gateway in RAW mode over TCP (``YachtDevicesRawLink``).
 /// Non-blocking, driven by the output's own thread: it polls ``descriptor`` and calls
 /// ``write(_:)`` and ``read(_:)`` when the descriptor is ready. Not `Sendable`: one thread owns it.
-protocol CANLink: AnyObject {
+package protocol CANLink: AnyObject {
     /// The descriptor to poll, for reading and (while frames wait) for writing.
     var descriptor: Int32 { get }
     /// What the link is, for logs: `socketcan://can0`.
@@ -23,7 +23,7 @@ protocol CANLink: AnyObject {
 }
 
 /// What a write did.
-enum CANLinkWrite: Equatable {
+package enum CANLinkWrite: Equatable {
     /// The frame is on its way.
     case written
     /// No room now (`EAGAIN`, `ENOBUFS`: the interface's queue is full, or the gateway's socket): try again later.

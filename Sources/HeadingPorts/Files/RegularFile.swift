@@ -1,4 +1,4 @@
-// headingd — HeadingKit
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(Glibc)
@@ -50,4 +50,13 @@ package enum RegularFile {
         }
         return .success(Opened(descriptor: descriptor, size: Int(status.st_size)))
     }
+
+    /// The error number of a file that is not there (`ENOENT`), for a caller that says so apart.
+    package static let notFound = ENOENT
+
+    /// The system's words for an error number (`strerror`).
+    package static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// Closes a descriptor ``open(_:flags:)`` gave.
+    package static func close(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
 }

@@ -1,4 +1,4 @@
-// headingd — HeadingKit
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(Glibc)
@@ -18,7 +18,7 @@ package import NMEA2000
 /// each with its receive time (`SO_TIMESTAMP`). A read hands over whole records of
 /// ``recordSize`` bytes (``SocketCANRecords``), as many frames as wait, up to 64 at once. The
 /// interface down (`ENETDOWN`) or the controller bus-off (an error frame) ends the stream as
-/// ``HeadingFault/Code/deviceLost``; it is opened again once the interface is up.
+/// ``ByteStreamFailure/Code/deviceLost``; it is opened again once the interface is up.
 package final class SocketCANStream: ByteStream {
     /// The size of one record in a read: identifier (4, with Linux's flags), length (1), 3 bytes
     /// of padding, 8 data bytes, and the receive time in microseconds since 1970 (8).
@@ -87,7 +87,7 @@ package final class SocketCANStream: ByteStream {
     ///     `errno`) when one cannot be set.
     /// - Returns: The socket's descriptor, which the caller closes.
     /// - Throws: ``ByteStreamFailure``: no CAN in this kernel or none allowed the service, no such
-    ///   interface, the interface down (``HeadingFault/Code/deviceLost``), or the system's reason.
+    ///   interface, the interface down (``ByteStreamFailure/Code/deviceLost``), or the system's reason.
     package static func openSocket(
         interface: String, filters: [(identifier: UInt32, mask: UInt32)], errors: UInt32, configure: (Int32) -> Bool = { _ in true }
     ) throws(ByteStreamFailure) -> Int32 {

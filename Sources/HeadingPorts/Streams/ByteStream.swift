@@ -1,4 +1,4 @@
-// headingd — HeadingKit
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(Glibc)
@@ -61,11 +61,25 @@ package enum ByteStreamRead {
     case ended(ByteStreamFailure)
 }
 
-/// Why a transport could not be opened or ended: a fault's code and reason.
+/// Why a transport could not be opened or ended: a code and a reason.
 package struct ByteStreamFailure: Error, Sendable {
-    /// The fault's code: ``HeadingFault/Code/sourceUnavailable``, ``HeadingFault/Code/deviceLost``
-    /// or ``HeadingFault/Code/permissionDenied``.
-    package let code: HeadingFault.Code
+    /// What kind of failure, as stable values: the source that reads the port reports it as the
+    /// heading fault of the same name (HeadingKit's `HeadingFault.Code`).
+    package struct Code: RawRepresentable, Sendable, Hashable {
+        /// The stable name, the heading fault's.
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+
+        /// Not there, or not answering: try again later.
+        package static let sourceUnavailable = Code(rawValue: "sourceUnavailable")
+        /// It was there and went away (unplugged, hung up, bus-off).
+        package static let deviceLost = Code(rawValue: "deviceLost")
+        /// Refused by the system (`EACCES`, `EPERM`): a permission to grant.
+        package static let permissionDenied = Code(rawValue: "permissionDenied")
+    }
+
+    /// What kind: ``Code/sourceUnavailable``, ``Code/deviceLost`` or ``Code/permissionDenied``.
+    package let code: Code
     /// What happened, naming the device or address.
     package let reason: String
     /// Whether trying again can help: not for standard input at its end.
@@ -74,7 +88,7 @@ package struct ByteStreamFailure: Error, Sendable {
     /// no answer in time, `ECANCELED` for one stopped while it waited).
     package var errorNumber: Int32?
 
-    package init(code: HeadingFault.Code, reason: String, isFinal: Bool = false, errorNumber: Int32? = nil) {
+    package init(code: Code, reason: String, isFinal: Bool = false, errorNumber: Int32? = nil) {
         self.code = code
         self.reason = reason
         self.isFinal = isFinal
@@ -82,8 +96,8 @@ package struct ByteStreamFailure: Error, Sendable {
     }
 
     /// A failure from a system error number: `EACCES` and `EPERM` are refusals
-    /// (``HeadingFault/Code/permissionDenied``), anything else `code`.
-    package static func system(_ error: Int32, _ what: String, otherwise code: HeadingFault.Code = .sourceUnavailable) -> ByteStreamFailure {
+    /// (``ByteStreamFailure/Code/permissionDenied``), anything else `code`.
+    package static func system(_ error: Int32, _ what: String, otherwise code: Code = .sourceUnavailable) -> ByteStreamFailure {
         let refused = error == EACCES || error == EPERM
         return ByteStreamFailure(
             code: refused ? .permissionDenied : code, reason: "\(what): \(String(cString: strerror(error)))", errorNumber: error

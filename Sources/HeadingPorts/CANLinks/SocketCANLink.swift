@@ -1,4 +1,4 @@
-// headingd
+// headingd — HeadingPorts
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(Glibc)
@@ -7,8 +7,7 @@ import Glibc
 #if os(Linux)
 import CSocketCAN
 #endif
-import HeadingKit
-import NMEA2000
+package import NMEA2000
 
 /// The NMEA 2000 output's link on a SocketCAN interface (`can0`, `vcan0`): a raw CAN socket of
 /// its own, non-blocking. It hears only ISO requests (59904) and address claims (60928), filtered
@@ -18,33 +17,29 @@ import NMEA2000
 ///
 /// A full transmit queue (`ENOBUFS`, `EAGAIN`: no other node acknowledges, or a bus busier than
 /// `txqueuelen` frames) is ``CANLinkWrite/full``: the output waits and tries again.
-final class SocketCANLink: CANLink {
-    private(set) var descriptor: Int32 = -1
-    let interface: String
-    var name: String { "socketcan://\(interface)" }
+package final class SocketCANLink: CANLink {
+    package private(set) var descriptor: Int32 = -1
+    package let interface: String
+    package var name: String { "socketcan://\(interface)" }
 
     /// Opens a socket on `interface` and binds it.
-    /// - Throws: ``OutputOpenError`` with the system's reason: no such interface, down, no CAN in this kernel.
-    init(interface: String) throws(OutputOpenError) {
+    /// - Throws: ``ByteStreamFailure`` with the system's reason: no such interface, down, no CAN in this kernel.
+    package init(interface: String) throws(ByteStreamFailure) {
         self.interface = interface
         #if os(Linux)
         // ISO requests and address claims, to anyone: the destination byte is out of the mask.
         let filters = [NMEA2000PGN.isoRequest, NMEA2000PGN.addressClaim].map { pgn in
             (identifier: pgn << 8 | CAN_EFF_FLAG, mask: UInt32(0x3FF00) << 8 | CAN_EFF_FLAG | CAN_RTR_FLAG)
         }
-        do {
-            descriptor = try SocketCANStream.openSocket(interface: interface, filters: filters, errors: UInt32(CAN_ERR_BUSOFF))
-        } catch {
-            throw OutputOpenError.cannotOpenLink(error.reason)
-        }
+        descriptor = try SocketCANStream.openSocket(interface: interface, filters: filters, errors: UInt32(CAN_ERR_BUSOFF))
         #else
-        throw OutputOpenError.cannotOpenLink("SocketCAN is Linux's")
+        throw ByteStreamFailure(code: .sourceUnavailable, reason: "SocketCAN is Linux's")
         #endif
     }
 
     deinit { close() }
 
-    func write(_ frame: CANFrame) -> CANLinkWrite {
+    package func write(_ frame: CANFrame) -> CANLinkWrite {
         #if os(Linux)
         guard descriptor >= 0 else { return .failed("closed") }
         var raw = can_frame()
@@ -62,7 +57,7 @@ final class SocketCANLink: CANLink {
         #endif
     }
 
-    func read(_ body: (CANFrame) -> Void) -> String? {
+    package func read(_ body: (CANFrame) -> Void) -> String? {
         #if os(Linux)
         var raw = can_frame()
         // Bounded: what waits now, at most 256 frames a call.
@@ -94,7 +89,7 @@ final class SocketCANLink: CANLink {
         "CAN interface \(interface): \(String(cString: strerror(error)))"
     }
 
-    func close() {
+    package func close() {
         if descriptor >= 0 {
             Glibc.close(descriptor)
             descriptor = -1
