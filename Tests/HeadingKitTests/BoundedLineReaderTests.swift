@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import HeadingPorts
 @testable import HeadingKit
 import Testing
 

@@ -1,11 +1,7 @@
-// headingd — HeadingPorts
+// headingd — HeadingKit
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+package import HeadingPorts
 
 /// Reads a file's lines in fixed-size chunks, so memory stays bounded whatever the line length:
 /// a line longer than the limit is reported with its length, and its content is not kept. A line
@@ -19,15 +15,10 @@ package final class BoundedLineReader {
         case overlong(number: Int, length: Int)
     }
 
-    /// Why a file could not be opened or read, with the system's error number.
-    package struct ReadError: Error {
-        package let errorNumber: Int32
-        package var description: String { String(cString: strerror(errorNumber)) }
-        /// Whether the system refused this user (`EACCES`): a permission to grant.
-        package var isRefusal: Bool { errorNumber == EACCES }
-    }
+    /// Why the file could not be opened or read (the port's).
+    package typealias ReadError = ReadableFile.ReadError
 
-    private let fileDescriptor: Int32
+    private let file: ReadableFile
     private let maximumLineLength: Int
     private var chunk: [UInt8]
     private var chunkStart = 0
@@ -63,15 +54,11 @@ package final class BoundedLineReader {
     /// - Throws: ``ReadError`` when the file cannot be opened. A directory opens, and its first
     ///   read fails with `EISDIR`.
     package init(path: String, maximumLineLength: Int, chunkSize: Int = 64 * 1024) throws(ReadError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ReadError(errorNumber: errno) }
-        self.fileDescriptor = descriptor
+        file = try ReadableFile(path: path)
         self.maximumLineLength = maximumLineLength
         self.chunk = [UInt8](repeating: 0, count: chunkSize)
         pieces.reserveCapacity(min(maximumLineLength, 256))
     }
-
-    deinit { close(fileDescriptor) }
 
     /// Reads up to `count` bytes from the start of the file without consuming them, to inspect its format.
     /// - Parameter count: How many bytes to look at.
@@ -139,20 +126,19 @@ package final class BoundedLineReader {
 
     private func fill() throws(ReadError) {
         if chunkStart > 0 {
-            chunk.withUnsafeMutableBufferPointer { buffer in
-                _ = memmove(buffer.baseAddress!, buffer.baseAddress! + chunkStart, chunkEnd - chunkStart)
-            }
+            let (start, end) = (chunkStart, chunkEnd)
+            // Overlapping regions: copyMemory is a memmove.
+            chunk.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: end - start) }
             chunkEnd -= chunkStart
             chunkStart = 0
         }
         guard chunkEnd < chunk.count else { return }
-        let count = chunk.withUnsafeMutableBufferPointer { buffer in
-            read(fileDescriptor, buffer.baseAddress! + chunkEnd, buffer.count - chunkEnd)
+        let end = chunkEnd
+        let file = self.file
+        let read = chunk.withUnsafeMutableBytes { buffer in
+            Result { () throws(ReadError) in try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) }
         }
-        if count < 0 {
-            if errno == EINTR { return }
-            throw ReadError(errorNumber: errno)
-        }
+        let count = try read.get()
         if count == 0 { isAtEnd = true } else { chunkEnd += count }
     }
 }
