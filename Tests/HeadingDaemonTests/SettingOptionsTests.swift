@@ -71,6 +71,19 @@ import Testing
             #expect(!line.trimmingCharacters(in: .whitespaces).contains(" "), "too wide: \(line)")
         }
     }
+
+    /// A default is written once, in its field: the help says it from there, so a declaration that
+    /// writes one by hand again (and may drift from the field) shows two.
+    @Test func everyDefaultInTheHelpComesFromItsField() {
+        for key in DaemonSettings.keys {
+            let said = key.help.components(separatedBy: "(default: ").count - 1
+            #expect(said == (key.isFlag ? 0 : 1), "\(key.name): \(key.help)")
+        }
+        let staleAfter = DaemonSettings.keys.first { $0.name == "stale_after" }
+        #expect(staleAfter?.help.hasSuffix("(default: \(Int(DaemonSettings().staleAfter)))") == true, "\(String(describing: staleAfter?.help))")
+        let sentences = DaemonSettings.keys.first { $0.name == "outputs.nmea0183.tcp.sentences" }
+        #expect(sentences?.help.hasSuffix("(default: HDT,HDG,THS)") == true, "a list, as the option takes it")
+    }
 }
 
 /// `--check-config` writes each key through its field's binding and reads it back the same way:

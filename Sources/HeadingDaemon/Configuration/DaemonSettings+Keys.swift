@@ -13,7 +13,7 @@ extension DaemonSettings {
             name: "source", option: "--source", kind: .stringList, group: .sources,
             field: .list(\.sources, SourceSpecification.init(argument:), \.description), valueName: "source",
             help: "Where headings come from: \(SourceSpecification.acceptedForms). Give it more than once for several sources, best first: "
-                + "headings come from the best healthy one. (default: simulation)",
+                + "headings come from the best healthy one.",
             optionRepeats: true
         ) { content in
             guard case .stringArray(let texts) = content, !texts.isEmpty else { return "must name at least one source" }
@@ -26,7 +26,7 @@ extension DaemonSettings {
             name: "min_course_speed", option: "--min-course-speed", kind: .double, group: .sources,
             field: .number(\.minimumCourseSpeed), valueName: "m/s",
             help: "Replay and gpsd: the speed in m/s below which course over ground gives no heading (it is noise when "
-                + "stationary). (default: 0.5)") { number($0, in: 0...1000, "between 0 and 1000 m/s") },
+                + "stationary).") { number($0, in: 0...1000, "between 0 and 1000 m/s") },
         SettingKey(
             name: "require_checksum", option: "--require-checksum", kind: .bool, group: .sources,
             field: .flag(\.requiresChecksum),
@@ -36,25 +36,25 @@ extension DaemonSettings {
             name: "stale_after", option: "--stale-after", kind: .double, group: .processing,
             field: .number(\.staleAfter), valueName: "seconds",
             help: "Seconds without a heading before a source is stale (a stale fault; failover when it is the active "
-                + "one). (default: 2)") { number($0, in: 0.01...3600, "between 0.01 and 3600 seconds") },
+                + "one).") { number($0, in: 0.01...3600, "between 0.01 and 3600 seconds") },
         SettingKey(
             name: "fail_back_hold", option: "--fail-back-hold", kind: .double, group: .processing,
             field: .number(\.failBackHold), valueName: "seconds",
-            help: "Seconds a better source must deliver again before headings fail back to it. (default: 5)") { number($0, in: 0...3600, "between 0 and 3600 seconds") },
+            help: "Seconds a better source must deliver again before headings fail back to it.") { number($0, in: 0...3600, "between 0 and 3600 seconds") },
         SettingKey(
             name: "disagreement.threshold", option: "--disagreement", kind: .double, group: .processing,
             field: .number(\.disagreementThreshold), valueName: "degrees",
             help: "Degrees two healthy sources may disagree by, for --disagreement-hold seconds, before a disagreement "
-                + "fault; 0 for never. (default: 10)") { number($0, in: 0...180, "between 0 (never) and 180 degrees") },
+                + "fault; 0 for never.") { number($0, in: 0...180, "between 0 (never) and 180 degrees") },
         SettingKey(
             name: "disagreement.hold", option: "--disagreement-hold", kind: .double, group: .processing,
             field: .number(\.disagreementHold), valueName: "seconds",
-            help: "Seconds a disagreement must last before the fault. (default: 10)") { number($0, in: 0...3600, "between 0 and 3600 seconds") },
+            help: "Seconds a disagreement must last before the fault.") { number($0, in: 0...3600, "between 0 and 3600 seconds") },
         SettingKey(
             name: "position", option: "--position", kind: .string, group: .processing,
             field: .optionalParsed(\.position, none: "none (the sources' fixes only)", parsePosition, \.description), valueName: "lat,lon",
             help: "The vessel's position when no source reports one, for the World Magnetic Model's variation: "
-                + "LATITUDE,LONGITUDE[,ALTITUDE] (degrees North and East, metres). (default: none)") { content in
+                + "LATITUDE,LONGITUDE[,ALTITUDE] (degrees North and East, metres).") { content in
             guard case .string(let text) = content, parsePosition(text) != nil else {
                 return "must be LATITUDE,LONGITUDE[,ALTITUDE], such as 54.32,10.14 (degrees North within ±90 and East within ±180, metres above the ellipsoid from -1000 to 100000)"
             }
@@ -64,13 +64,12 @@ extension DaemonSettings {
             name: "filter", option: "--filter", kind: .double, group: .processing,
             field: .number(\.filter), valueName: "degrees",
             help: "Deliver a heading only when it differs from the last delivered one by at least this many degrees, "
-                + "measured on the circle (0 delivers all). (default: 0)") { number($0, in: 0...180, "between 0 and 180 degrees") },
+                + "measured on the circle (0 delivers all).") { number($0, in: 0...180, "between 0 and 180 degrees") },
         SettingKey(
             name: "replay.speed", option: "--speed", kind: .string, group: .replay,
             field: .parsed(\.replaySpeed, ReplaySpeedSetting.init(argument:)) { $0.speed == .flatOut ? "max" : $0.multiplierDescription },
             valueName: "n|max",
-            help: "Replay: a multiple of the recorded speed (10 is ten times faster), or 'max' for flat out. (default: "
-                + "1)") { content in
+            help: "Replay: a multiple of the recorded speed (10 is ten times faster), or 'max' for flat out.") { content in
             guard case .string(let text) = content, ReplaySpeedSetting(argument: text) != nil else {
                 return "must be a multiple from 0.001 to 1000000 (\"10\") or \"max\""
             }
@@ -87,27 +86,26 @@ extension DaemonSettings {
         SettingKey(
             name: "simulation.rate", option: "--rate", kind: .double, group: .simulation,
             field: .number(\.rate), valueName: "hz",
-            help: "Simulation: headings per second. Replay: headings per second for a recording that carries no times. "
-                + "(default: 10)") { number($0, in: 0.001...100_000, "above 0 and at most 100000 Hz") },
+            help: "Simulation: headings per second. Replay: headings per second for a recording that carries no times.") { number($0, in: 0.001...100_000, "above 0 and at most 100000 Hz") },
         SettingKey(
             name: "simulation.seed", option: "--seed", kind: .integer, group: .simulation,
             field: .unsigned(\.seed), valueName: "n",
-            help: "Simulation: seed; the same seed gives the same headings. (default: 1)") { content in
+            help: "Simulation: seed; the same seed gives the same headings.") { content in
             guard case .int(let seed) = content, seed >= 0 else { return "must be 0 or more" }
             return nil
         },
         SettingKey(
             name: "simulation.dropout_interval", option: "--dropout-interval", kind: .double, group: .simulation,
             field: .number(\.dropoutInterval), valueName: "seconds",
-            help: "Simulation: seconds from one sensor dropout to the next; 0 for none. (default: 30)") { number($0, in: 0...86_400, "between 0 and 86400 s") },
+            help: "Simulation: seconds from one sensor dropout to the next; 0 for none.") { number($0, in: 0...86_400, "between 0 and 86400 s") },
         SettingKey(
             name: "simulation.dropout_duration", option: "--dropout-duration", kind: .double, group: .simulation,
             field: .number(\.dropoutDuration), valueName: "seconds",
-            help: "Simulation: how long each dropout lasts, in seconds. (default: 3)") { number($0, in: 0.001...86_400, "above 0 s") },
+            help: "Simulation: how long each dropout lasts, in seconds.") { number($0, in: 0.001...86_400, "above 0 s") },
         SettingKey(
             name: "format", option: "--format", kind: .string, group: .output,
             field: .parsed(\.format, OutputFormat.init(rawValue:), \.rawValue), valueName: "text|json",
-            help: "Output format: 'text' (one readable line) or 'json' (one JSON object per line). (default: text)") { content in
+            help: "Output format: 'text' (one readable line) or 'json' (one JSON object per line).") { content in
             guard case .string(let text) = content, OutputFormat(rawValue: text) != nil else { return "must be 'text' or 'json'" }
             return nil
         },
@@ -118,8 +116,7 @@ extension DaemonSettings {
         SettingKey(
             name: "outputs.nmea0183.tcp.listen", option: "--nmea-tcp", kind: .string, group: .output,
             field: .optionalParsed(\.nmeaTCPListen, ListenAddress.init, \.description), valueName: "host:port",
-            help: "Serve NMEA 0183 heading sentences over TCP on this address, such as 127.0.0.1:10110 (default: none; "
-                + "a non-loopback address serves the network).") { content in
+            help: "Serve NMEA 0183 heading sentences over TCP on this address, such as 127.0.0.1:10110", defaultNote: "; a non-loopback address serves the network") { content in
             guard case .string(let text) = content, text.isEmpty || ListenAddress(text) != nil else {
                 return "must be HOST:PORT, such as 127.0.0.1:10110 or [::1]:10110, or \"\" for no NMEA 0183 TCP output"
             }
@@ -128,25 +125,24 @@ extension DaemonSettings {
         SettingKey(
             name: "outputs.nmea0183.tcp.max_clients", option: "--nmea-tcp-max-clients", kind: .integer, group: .output,
             field: .integer(\.nmeaTCPMaxClients), valueName: "n",
-            help: "The most NMEA 0183 TCP clients at once; the next is refused. (default: 16)") { integer($0, in: 1...1024) },
+            help: "The most NMEA 0183 TCP clients at once; the next is refused.") { integer($0, in: 1...1024) },
         SettingKey(
             name: "outputs.nmea0183.tcp.sentences", option: "--nmea-sentences", kind: .stringList, group: .output,
             field: .list(\.nmeaTCPSender.sentences, NMEA0183Encoder.Sentence.init(rawValue:), \.rawValue), valueName: "list",
-            help: "The NMEA 0183 sentences for each heading, comma-separated, of HDT, HDM, HDG, THS and ROT. (default: "
-                + "HDT,HDG,THS)", check: sentenceList),
+            help: "The NMEA 0183 sentences for each heading, comma-separated, of HDT, HDM, HDG, THS and ROT.", check: sentenceList),
         SettingKey(
             name: "outputs.nmea0183.tcp.talker", option: "--nmea-talker", kind: .string, group: .output,
             field: .text(\.nmeaTCPSender.talker), valueName: "id",
-            help: "The NMEA 0183 talker, two letters. (default: II, integrated instrumentation)", check: talker),
+            help: "The NMEA 0183 talker, two letters.", defaultNote: ", integrated instrumentation", check: talker),
         SettingKey(
             name: "outputs.nmea0183.tcp.rate", option: "--nmea-rate", kind: .double, group: .output,
             field: .number(\.nmeaTCPSender.rate), valueName: "hz",
-            help: "The most NMEA 0183 headings a second; 0 sends every heading. (default: 10)", check: outputRate),
+            help: "The most NMEA 0183 headings a second; 0 sends every heading.", check: outputRate),
         SettingKey(
             name: "outputs.nmea0183.udp.targets", option: "--nmea-udp", kind: .stringList, group: .output,
             field: .list(\.nmeaUDPTargets, ListenAddress.init, \.description), valueName: "targets",
             help: "Send NMEA 0183 heading sentences in UDP datagrams to these HOST:PORT targets, comma-separated; a "
-                + "broadcast address such as 192.168.1.255:10110 broadcasts. (default: none)") { content in
+                + "broadcast address such as 192.168.1.255:10110 broadcasts.") { content in
             guard case .stringArray(let texts) = content, texts.count <= 64, texts.allSatisfy({ ListenAddress($0) != nil }) else {
                 return "must list HOST:PORT targets (at most 64), such as 192.168.1.255:10110, or none"
             }
@@ -155,20 +151,20 @@ extension DaemonSettings {
         SettingKey(
             name: "outputs.nmea0183.udp.sentences", option: "--nmea-udp-sentences", kind: .stringList, group: .output,
             field: .list(\.nmeaUDPSender.sentences, NMEA0183Encoder.Sentence.init(rawValue:), \.rawValue), valueName: "list",
-            help: "The UDP output's sentences, as --nmea-sentences. (default: HDT,HDG,THS)", check: sentenceList),
+            help: "The UDP output's sentences, as --nmea-sentences.", check: sentenceList),
         SettingKey(
             name: "outputs.nmea0183.udp.talker", option: "--nmea-udp-talker", kind: .string, group: .output,
             field: .text(\.nmeaUDPSender.talker), valueName: "id",
-            help: "The UDP output's talker. (default: II)", check: talker),
+            help: "The UDP output's talker.", check: talker),
         SettingKey(
             name: "outputs.nmea0183.udp.rate", option: "--nmea-udp-rate", kind: .double, group: .output,
             field: .number(\.nmeaUDPSender.rate), valueName: "hz",
-            help: "The UDP output's most headings a second; 0 sends every heading. (default: 10)", check: outputRate),
+            help: "The UDP output's most headings a second; 0 sends every heading.", check: outputRate),
         SettingKey(
             name: "outputs.nmea0183.serial.device", option: "--nmea-serial", kind: .string, group: .output,
             field: .optionalText(\.nmeaSerialDevice), valueName: "device",
             help: "Write NMEA 0183 heading sentences to this serial line, such as /dev/ttyUSB0, raw 8N1; a line that "
-                + "goes away is reopened. (default: none)") { content in
+                + "goes away is reopened.") { content in
             guard case .string(let text) = content, text.isEmpty || (text.hasPrefix("/") && text.utf8.count <= 4096) else {
                 return "must be a device path such as /dev/ttyUSB0, or \"\" for no NMEA 0183 serial output"
             }
@@ -177,7 +173,7 @@ extension DaemonSettings {
         SettingKey(
             name: "outputs.nmea0183.serial.baud", option: "--nmea-serial-baud", kind: .integer, group: .output,
             field: .integer(\.nmeaSerialBaud), valueName: "n",
-            help: "The serial line's baud rate: 4800, 9600, 19200, 38400, 57600 or 115200. (default: 4800)") { content in
+            help: "The serial line's baud rate: 4800, 9600, 19200, 38400, 57600 or 115200.") { content in
             guard case .int(let baud) = content, NMEA0183SerialOutput.baudRates[baud] != nil else {
                 return "must be one of 4800, 9600, 19200, 38400, 57600 and 115200"
             }
@@ -186,15 +182,15 @@ extension DaemonSettings {
         SettingKey(
             name: "outputs.nmea0183.serial.sentences", option: "--nmea-serial-sentences", kind: .stringList, group: .output,
             field: .list(\.nmeaSerialSender.sentences, NMEA0183Encoder.Sentence.init(rawValue:), \.rawValue), valueName: "list",
-            help: "The serial output's sentences, as --nmea-sentences. (default: HDT,HDG,THS)", check: sentenceList),
+            help: "The serial output's sentences, as --nmea-sentences.", check: sentenceList),
         SettingKey(
             name: "outputs.nmea0183.serial.talker", option: "--nmea-serial-talker", kind: .string, group: .output,
             field: .text(\.nmeaSerialSender.talker), valueName: "id",
-            help: "The serial output's talker. (default: II)", check: talker),
+            help: "The serial output's talker.", check: talker),
         SettingKey(
             name: "outputs.nmea0183.serial.rate", option: "--nmea-serial-rate", kind: .double, group: .output,
             field: .number(\.nmeaSerialSender.rate), valueName: "hz",
-            help: "The serial output's most headings a second; 0 sends every heading. (default: 5)", check: outputRate),
+            help: "The serial output's most headings a second; 0 sends every heading.", check: outputRate),
         SettingKey(
             name: "outputs.signalk.enabled", option: "--signalk", kind: .bool, group: .output,
             field: .flag(\.signalKEnabled),
@@ -203,12 +199,11 @@ extension DaemonSettings {
         SettingKey(
             name: "outputs.signalk.listen", option: "--signalk-listen", kind: .string, group: .output,
             field: .parsed(\.signalKListen, ListenAddress.init, \.description), valueName: "host:port",
-            help: "The Signal K output's address. (default: 127.0.0.1:8375; a non-loopback address serves the network)") { listenAddress($0, port: 8375) },
+            help: "The Signal K output's address.", defaultNote: "; a non-loopback address serves the network") { listenAddress($0, port: 8375) },
         SettingKey(
             name: "outputs.signalk.self", option: "--signalk-self", kind: .string, group: .output,
             field: .optionalText(\.signalKSelf), valueName: "urn",
-            help: "The vessel's Signal K identity, urn:mrn:signalk:uuid:UUID or urn:mrn:imo:mmsi:MMSI. (default: one "
-                + "generated once and kept in $STATE_DIRECTORY, else generated for the run)") { content in
+            help: "The vessel's Signal K identity, urn:mrn:signalk:uuid:UUID or urn:mrn:imo:mmsi:MMSI.", defaultShown: "one generated once and kept in $STATE_DIRECTORY, else generated for the run") { content in
             guard case .string(let text) = content, text.isEmpty || SignalKDeltaEncoder.isVesselURN(text) else {
                 return "must be urn:mrn:signalk:uuid: and a version 4 UUID, or urn:mrn:imo:mmsi: and the MMSI's nine digits, or \"\" to generate one"
             }
@@ -217,11 +212,11 @@ extension DaemonSettings {
         SettingKey(
             name: "outputs.signalk.max_clients", option: "--signalk-max-clients", kind: .integer, group: .output,
             field: .integer(\.signalKMaxClients), valueName: "n",
-            help: "The most Signal K stream clients at once; the next is refused. (default: 16)") { integer($0, in: 1...1024) },
+            help: "The most Signal K stream clients at once; the next is refused.") { integer($0, in: 1...1024) },
         SettingKey(
             name: "outputs.signalk.max_subscriptions", option: "--signalk-max-subscriptions", kind: .integer, group: .output,
             field: .integer(\.signalKMaxSubscriptions), valueName: "n",
-            help: "The most subscriptions one Signal K client may hold. (default: 64)") { integer($0, in: 1...1024) },
+            help: "The most subscriptions one Signal K client may hold.") { integer($0, in: 1...1024) },
         SettingKey(
             name: "metrics.enabled", option: "--metrics", kind: .bool, group: .output,
             field: .flag(\.metricsEnabled),
@@ -240,41 +235,39 @@ extension DaemonSettings {
         SettingKey(
             name: "history.days", option: "--history-days", kind: .double, group: .output,
             field: .number(\.historyDays), valueName: "days",
-            help: "Days of history kept. (default: 7)") { number($0, in: 0.01...366, "between 0.01 and 366 days") },
+            help: "Days of history kept.") { number($0, in: 0.01...366, "between 0.01 and 366 days") },
         SettingKey(
             name: "history.file", option: "--history-file", kind: .string, group: .output,
             field: .optionalText(\.historyFile), valueName: "path",
-            help: "The history's file. (default: $STATE_DIRECTORY/history.sqlite, else in memory)", check: absolutePathOrNone),
+            help: "The history's file.", defaultShown: "$STATE_DIRECTORY/history.sqlite, else in memory", check: absolutePathOrNone),
         SettingKey(
             name: "http.listen", option: "--http-listen", kind: .string, group: .output,
             field: .parsed(\.httpListen, ListenAddress.init, \.description), valueName: "host:port",
-            help: "Where the metrics and the status page are served when the Signal K output is off. (default: "
-                + "127.0.0.1:9947; a non-loopback address serves the network)") { listenAddress($0, port: 9947) },
+            help: "Where the metrics and the status page are served when the Signal K output is off.", defaultNote: "; a non-loopback address serves the network") { listenAddress($0, port: 9947) },
         SettingKey(
             name: "http.request_head_timeout", option: "--http-request-head-timeout", kind: .double, group: .output,
             field: .number(\.httpLimits.requestHeadTimeout), valueName: "seconds",
-            help: "HTTP: seconds a connection has to send a whole request head (a slow client is closed). (default: 5)") {
+            help: "HTTP: seconds a connection has to send a whole request head (a slow client is closed).") {
             number($0, in: 0.1...300, "between 0.1 and 300 seconds")
         },
         SettingKey(
             name: "http.idle_timeout", option: "--http-idle-timeout", kind: .double, group: .output,
             field: .number(\.httpLimits.idleTimeout), valueName: "seconds",
-            help: "HTTP: seconds a connection may wait between requests before it is closed. (default: 30)") { number($0, in: 0.1...3600, "between 0.1 and 3600 seconds") },
+            help: "HTTP: seconds a connection may wait between requests before it is closed.") { number($0, in: 0.1...3600, "between 0.1 and 3600 seconds") },
         SettingKey(
             name: "http.max_connections", option: "--http-max-connections", kind: .integer, group: .output,
             field: .integer(\.httpLimits.maximumConnections), valueName: "n",
             help: "HTTP: the most open connections; at the limit a new one closes the oldest that is idle or still "
-                + "sending its head. (default: 128)") { integer($0, in: 1...65_536) },
+                + "sending its head.") { integer($0, in: 1...65_536) },
         SettingKey(
             name: "http.max_request_size", option: "--http-max-request-size", kind: .integer, group: .output,
             field: .integer(\.httpLimits.maximumRequestSize), valueName: "bytes",
-            help: "HTTP: the largest request, head and body, in bytes; a larger one is answered 413 and closed. "
-                + "(default: 65536)") { integer($0, in: 1024...16_777_216, "bytes") },
+            help: "HTTP: the largest request, head and body, in bytes; a larger one is answered 413 and closed.") { integer($0, in: 1024...16_777_216, "bytes") },
         SettingKey(
             name: "outputs.mqtt.broker", option: "--mqtt", kind: .string, group: .mqtt,
             field: .optionalParsed(\.mqtt.broker, MQTTSettings.Broker.init, \.description), valueName: "url",
             help: "Publish headings, faults and status to this MQTT broker: mqtt://HOST[:PORT] (1883) or "
-                + "mqtts://HOST[:PORT] (8883, TLS). (default: none)") { content in
+                + "mqtts://HOST[:PORT] (8883, TLS).") { content in
             guard case .string(let text) = content, text.isEmpty || MQTTSettings.Broker(text) != nil else {
                 return "must be mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (TLS), or \"\" for none"
             }
@@ -283,7 +276,7 @@ extension DaemonSettings {
         SettingKey(
             name: "outputs.mqtt.prefix", option: "--mqtt-prefix", kind: .string, group: .mqtt,
             field: .optionalText(\.mqtt.prefix), valueName: "topic",
-            help: "MQTT: the topics' prefix. (default: vessels/<the Signal K self>)") { content in
+            help: "MQTT: the topics' prefix.", defaultShown: "vessels/<the Signal K self>") { content in
             guard case .string(let text) = content,
                 text.isEmpty || (!text.contains("+") && !text.contains("#") && !text.hasPrefix("/") && !text.hasSuffix("/") && text.utf8.count <= 1024)
             else { return "must be a topic without wildcards (+, #) and without a leading or trailing /" }
@@ -292,26 +285,25 @@ extension DaemonSettings {
         SettingKey(
             name: "outputs.mqtt.client_id", option: "--mqtt-client-id", kind: .string, group: .mqtt,
             field: .optionalText(\.mqtt.clientID), valueName: "id",
-            help: "MQTT: the client identifier. (default: the Signal K self)") { content in
+            help: "MQTT: the client identifier.", defaultShown: "the Signal K self") { content in
             guard case .string(let text) = content, text.utf8.count <= 256, !text.contains("\u{0}") else { return "must be at most 256 bytes" }
             return nil
         },
         SettingKey(
             name: "outputs.mqtt.username", option: "--mqtt-username", kind: .string, group: .mqtt,
             field: .optionalText(\.mqtt.username), valueName: "name",
-            help: "MQTT: the user name. (default: none)") { content in
+            help: "MQTT: the user name.") { content in
             guard case .string(let text) = content, text.utf8.count <= 1024 else { return "must be at most 1024 bytes" }
             return nil
         },
         SettingKey(
             name: "outputs.mqtt.password_file", option: "--mqtt-password-file", kind: .string, group: .mqtt,
             field: .optionalText(\.mqtt.passwordFile), valueName: "path",
-            help: "MQTT: the file holding the password (default: $CREDENTIALS_DIRECTORY/mqtt-password when systemd "
-                + "passes it, else none).", check: absolutePathOrNone),
+            help: "MQTT: the file holding the password", defaultShown: "$CREDENTIALS_DIRECTORY/mqtt-password when systemd passes it, else none", check: absolutePathOrNone),
         SettingKey(
             name: "outputs.mqtt.ca_file", option: "--mqtt-ca-file", kind: .string, group: .mqtt,
             field: .optionalText(\.mqtt.caFile), valueName: "path",
-            help: "MQTT over TLS: the CA certificates that sign the broker's. (default: none)", check: absolutePathOrNone),
+            help: "MQTT over TLS: the CA certificates that sign the broker's.", check: absolutePathOrNone),
         SettingKey(
             name: "outputs.mqtt.cert_file", option: "--mqtt-cert-file", kind: .string, group: .mqtt,
             field: .optionalText(\.mqtt.certificateFile), valueName: "path",
@@ -323,17 +315,15 @@ extension DaemonSettings {
         SettingKey(
             name: "outputs.mqtt.rate", option: "--mqtt-rate", kind: .double, group: .mqtt,
             field: .number(\.mqtt.rate), valueName: "hz",
-            help: "MQTT: the most heading messages a second per topic, the newest winning. (default: 1)") { number($0, in: 0.01...50, "between 0.01 and 50 a second") },
+            help: "MQTT: the most heading messages a second per topic, the newest winning.") { number($0, in: 0.01...50, "between 0.01 and 50 a second") },
         SettingKey(
             name: "outputs.mqtt.keepalive", option: "--mqtt-keepalive", kind: .integer, group: .mqtt,
             field: .integer(\.mqtt.keepalive), valueName: "seconds",
-            help: "MQTT: the keepalive in seconds; a headingd that vanishes shows offline about 1.5 times this later. "
-                + "(default: 30)") { integer($0, in: 5...3600, "seconds") },
+            help: "MQTT: the keepalive in seconds; a headingd that vanishes shows offline about 1.5 times this later.") { integer($0, in: 5...3600, "seconds") },
         SettingKey(
             name: "outputs.mqtt.journal", option: "--mqtt-journal", kind: .string, group: .mqtt,
             field: .optionalText(\.mqtt.journal), valueName: "path",
-            help: "MQTT: the journal's file, where fault changes wait for the broker. (default: "
-                + "$STATE_DIRECTORY/mqtt-journal.sqlite, else in memory)", check: absolutePathOrNone),
+            help: "MQTT: the journal's file, where fault changes wait for the broker.", defaultShown: "$STATE_DIRECTORY/mqtt-journal.sqlite, else in memory", check: absolutePathOrNone),
     ] + NMEA2000OutputSettings.keys
 
     /// A list of NMEA 0183 sentence types the encoder writes.

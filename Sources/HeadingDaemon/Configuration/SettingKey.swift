@@ -54,7 +54,10 @@ struct SettingKey: Sendable {
     /// What its option's value is called in `--help` (`seconds`); `nil` for a flag (a
     /// ``Kind/bool`` key's option takes no value: given, it is `true`).
     let valueName: String?
-    /// What it does, with its default, as `--help` and the man page say it.
+    /// What it does, with its default, as `--help` and the man page say it: the declaration's
+    /// words, then (but for a flag) `(default: VALUE)`, the value its field has in a
+    /// ``DaemonSettings`` made anew (written once, in the field), said as the field's binding
+    /// shows it.
     let help: String
     /// Whether its option is given once for each value of a list (`--source A --source B`: a
     /// value may hold commas), rather than once with the list comma-separated.
@@ -75,12 +78,15 @@ struct SettingKey: Sendable {
     ///   - group: Where its option is listed.
     ///   - field: The field of ``DaemonSettings`` it sets.
     ///   - valueName: What its option's value is called; leave it out for a flag.
-    ///   - help: What it does, with its default.
+    ///   - help: What it does; `(default: VALUE)` is added from the field.
+    ///   - defaultShown: What the default is called when the field's value is not what a person
+    ///     reads (`the Signal K self`, a path made at start); `nil` shows the field's value.
+    ///   - defaultNote: Words after the default's value (`, integrated instrumentation`).
     ///   - optionRepeats: Whether its option is given once a value (a ``Kind/stringList`` key's).
     ///   - check: Why a value of the right type is still wrong, or `nil`.
     init(
         name: String, option: String, kind: Kind, group: Group, field: SettingBinding, valueName: String? = nil, help: String,
-        optionRepeats: Bool = false,
+        defaultShown: String? = nil, defaultNote: String = "", optionRepeats: Bool = false,
         check: @escaping @Sendable (ConfigContent) -> String? = { _ in nil }
     ) {
         self.name = name
@@ -89,7 +95,8 @@ struct SettingKey: Sendable {
         self.group = group
         self.field = field
         self.valueName = kind == .bool ? nil : valueName ?? "value"
-        self.help = help
+        // A flag says what it turns on: off is its default.
+        self.help = kind != .bool ? help + " (default: \(defaultShown ?? field.show(DaemonSettings()) ?? "none")\(defaultNote))" : help
         self.optionRepeats = optionRepeats
         self.check = check
     }
