@@ -145,14 +145,29 @@ struct FakeIIOTree {
         for (name, value) in attributes { try Data(value.utf8).write(to: directory.appendingPathComponent(name)) }
     }
 
+    /// Writes attributes of `device` in place while a source reads them, as the kernel's change:
+    /// never truncated (a read between a truncation and the write would find the file empty, as an
+    /// unbound device's is), padded with spaces to the old length; the same file, so a descriptor
+    /// held open reads the new value.
+    func rewrite(_ device: String, _ attributes: [String: String]) throws {
+        for (name, value) in attributes {
+            let path = root.appendingPathComponent(device).appendingPathComponent(name).path
+            let old = (try? Data(contentsOf: URL(fileURLWithPath: path)).count) ?? 0
+            let handle = try #require(FileHandle(forWritingAtPath: path))
+            defer { try? handle.close() }
+            let text = value.trimmingCharacters(in: .newlines)
+            try handle.write(contentsOf: Data((text + String(repeating: " ", count: max(0, old - text.utf8.count - 1)) + "\n").utf8))
+        }
+    }
+
     /// An HMC5883L-like magnetometer (per-axis scale, a mount matrix swapping X and Y) and a LIS3DH-like
     /// accelerometer (shared scale, an offset) reading `attitude`, with a hard iron in µT in the device frame.
-    func writeCompass(_ attitude: SyntheticAttitude, hardIron: Vector3 = .zero) throws {
+    func writeCompass(_ attitude: SyntheticAttitude, hardIron: Vector3 = .zero, inPlace: Bool = false) throws {
         let field = attitude.field() + hardIron * 0.01  // Gauss, device frame
         // The sensor frame: the mount matrix M (X and Y swapped, Z turned over) gives v_device = M × v_sensor.
         let sensor = Vector3(x: field.y, y: field.x, z: -field.z)
         let scale = Vector3(x: 0.000909, y: 0.000909, z: 0.001020)
-        try write("iio:device0", [
+        try (inPlace ? rewrite : write)("iio:device0", [
             "name": "hmc5883l\n",
             "in_magn_x_scale": "0.000909\n", "in_magn_y_scale": "0.000909\n", "in_magn_z_scale": "0.001020\n",
             "in_magn_x_raw": "\(Int((sensor.x / scale.x).rounded()))\n", "in_magn_y_raw": "\(Int((sensor.y / scale.y).rounded()))\n",
@@ -162,7 +177,7 @@ struct FakeIIOTree {
         let acceleration = attitude.acceleration
         let accelerationScale = 0.009582
         func raw(_ value: Double) -> String { "\(Int((value / accelerationScale).rounded()) - 4)\n" }  // offset 4 below
-        try write("iio:device1", [
+        try (inPlace ? rewrite : write)("iio:device1", [
             "name": "lis3dh\n", "in_accel_scale": "0.009582\n", "in_accel_offset": "4\n",
             "in_accel_x_raw": raw(acceleration.x), "in_accel_y_raw": raw(acceleration.y), "in_accel_z_raw": raw(acceleration.z),
         ])
@@ -325,10 +340,10 @@ struct IIOHeadingSourceTests {
         #expect(await recorder.wait(timeout: .seconds(20)) { events in
             events.contains { $0.fault?.code == .uncalibrated } && events.compactMap(\.heading).count >= 150
         }, "the reference is taken after 2 s at 50 Hz: \(recorder.faults)")
-        try tree.writeCompass(attitude, hardIron: Vector3(x: 0, y: 30, z: 0))
+        try tree.writeCompass(attitude, hardIron: Vector3(x: 0, y: 30, z: 0), inPlace: true)
         #expect(await recorder.wait(timeout: .seconds(10)) { $0.contains { $0.fault?.code == .magneticDisturbance } }, "\(recorder.faults)")
         #expect(recorder.events.compactMap(\.notice).isEmpty)
-        try tree.writeCompass(attitude)
+        try tree.writeCompass(attitude, inPlace: true)
         #expect(await recorder.wait(timeout: .seconds(15)) { $0.contains { $0.notice?.code == .recovered } }, "\(recorder.events.suffix(3))")
         let notice = try #require(recorder.events.compactMap(\.notice).first)
         #expect(notice.source == source.name && notice.reason.contains("iio:device0 (hmc5883l): the magnetic field is back within bounds after"), "\(notice)")

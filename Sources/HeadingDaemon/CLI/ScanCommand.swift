@@ -138,19 +138,22 @@ struct ScanCommand: ParsableCommand {
         return finding
     }
 
-    /// SIGINT and SIGTERM end the listening, not the process: the report says what was heard.
+    /// SIGINT and SIGTERM end the listening, not the process: the report says what was heard. The
+    /// handlers are in place when this returns (``SignalPipe``): a signal at once is not lost.
     private static func stopOnInterrupt() {
         signalSources.withLock { sources in
-            for number in [SIGINT, SIGTERM] {
-                Glibc.signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { interrupted.stop() }
-                source.resume()
-                sources.append(source)
+            guard sources.isEmpty, let readEnd = SignalPipe.install([SIGINT, SIGTERM]) else { return }
+            let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+            source.setEventHandler {
+                var bytes = [UInt8](repeating: 0, count: 16)
+                while read(readEnd, &bytes, bytes.count) > 0 {}
+                interrupted.stop()
             }
+            source.resume()
+            sources.append(source)
         }
     }
 
-    /// Kept so the signal sources live as long as the scan.
-    private static let signalSources = Mutex<[any DispatchSourceSignal]>([])
+    /// Kept so the signal pipe's source lives as long as the scan.
+    private static let signalSources = Mutex<[any DispatchSourceRead]>([])
 }
