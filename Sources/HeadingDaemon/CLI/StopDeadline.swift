@@ -2,15 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Dispatch
-import Synchronization
+import HeadingPorts
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// The write end of the pipe the SIGTERM and SIGINT handlers write the signal's number to; -1
-/// until ``StopDeadline/arm(requesting:)`` makes it. An atomic: a signal handler may load it.
-private let stopPipeWriteEnd = Atomic<Int32>(-1)
 
 /// Watches SIGTERM and SIGINT for the whole process: the first asks for a graceful shutdown
 /// (``ShutdownRequest``), and the process ends within a bound whatever its threads are doing.
@@ -34,24 +30,18 @@ enum StopDeadline {
     /// Starts watching SIGTERM and SIGINT: from the moment this returns, neither is lost. Call
     /// once, first thing in `main` (``Headingd/main()``), before anything a signal should stop.
     ///
-    /// The handlers are installed with `sigaction` and write the signal's number to a pipe, read by
-    /// a dispatch source, as ``HangupSignals`` does for SIGHUP: a libdispatch signal source alone
+    /// The handlers are installed with `sigaction` and write the signal's number to a pipe
+    /// (``SignalPipe``), read by a dispatch source, as ``HangupSignals`` does for SIGHUP: a libdispatch signal source alone
     /// sets the signal to `SIG_IGN` and is armed some time after `resume()`, and a signal in
     /// between is dropped by the kernel (SIGHUP: 1 in about 260). Before this returns, SIGTERM
     /// keeps its default action, which systemd counts as a clean stop.
     /// - Parameter shutdown: Asked for at the first signal.
     static func arm(requesting shutdown: ShutdownRequest) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return }  // out of descriptors at start: the default actions stay
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-        stopPipeWriteEnd.store(ends[1], ordering: .releasing)
+        // Handlers in place before this returns; each byte in the pipe a signal's number.
+        guard let readEnd = SignalPipe.install([SIGTERM, SIGINT]) else { return }  // out of descriptors at start: the default actions stay
         let queue = DispatchQueue(label: "headingd.stop-deadline")
         // Read and written only by the handler, which runs on `queue`, a serial queue.
         var signalled = 0
-        let readEnd = ends[0]
         let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
         source.setEventHandler {
             var bytes = [UInt8](repeating: 0, count: 16)
@@ -71,23 +61,8 @@ enum StopDeadline {
         }
         source.resume()
         Self.source = source
-        for number in [SIGTERM, SIGINT] {
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                let descriptor = stopPipeWriteEnd.load(ordering: .acquiring)
-                guard descriptor >= 0 else { return }
-                let savedErrno = errno
-                var byte = UInt8(truncatingIfNeeded: number)
-                _ = write(descriptor, &byte, 1)
-                errno = savedErrno
-            }
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_RESTART
-            sigaction(number, &action, nil)
-        }
     }
 
-    /// Ends the process now, with the signal's default action.
     private static func forceExit(_ number: Int32, reason: String) {
         // Standard error may be the blocked pipe itself: one write that cannot block, then go.
         let message = "headingd: stopping at once: \(reason); a blocked read or write was abandoned\n"

@@ -2,15 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Dispatch
+import HeadingPorts
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// The write end of the pipe the SIGHUP handler writes a byte to; -1 until ``HangupSignals``
-/// makes it. An atomic: the handler reads it, and an atomic load is safe in a signal handler.
-private let hangupPipeWriteEnd = Atomic<Int32>(-1)
 
 /// SIGHUP, watched once for the whole process from its start and never lost: each signal wakes
 /// the configuration reloader that is waiting, or is kept for the next one that waits.
@@ -24,8 +21,8 @@ private let hangupPipeWriteEnd = Atomic<Int32>(-1)
 /// A libdispatch signal source is not enough either: it is armed some time after `resume()`,
 /// and the kernel drops a SIGHUP that comes before then (its action is `SIG_IGN` meanwhile) —
 /// 1 SIGHUP in about 260 sent as soon as headingd said it was authorized. So `init` installs a
-/// handler with `sigaction` before it returns, and the handler writes a byte to a pipe (`write`
-/// is async-signal-safe); a dispatch read source on the pipe's other end wakes the reloader.
+/// handler with `sigaction` before it returns (``SignalPipe``), and the handler writes a byte to a
+/// pipe; a dispatch read source on the pipe's other end wakes the reloader.
 /// The pipe keeps what comes before that source is armed.
 final class HangupSignals: Sendable {
     private struct State {
@@ -48,31 +45,9 @@ final class HangupSignals: Sendable {
     /// Starts watching SIGHUP: from the moment this returns, no SIGHUP is lost. One per process
     /// (``process``): a second would take the first one's signals.
     private init() {
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) != 0 {
-            // No pipe (out of descriptors at start): SIGHUP is ignored rather than fatal.
-            ends = [-1, -1]
-            signal(SIGHUP, SIG_IGN)
-        } else {
-            for end in ends {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            }
-            hangupPipeWriteEnd.store(ends[1], ordering: .releasing)
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { _ in
-                let descriptor = hangupPipeWriteEnd.load(ordering: .acquiring)
-                guard descriptor >= 0 else { return }
-                let savedErrno = errno
-                var byte: UInt8 = 1
-                _ = write(descriptor, &byte, 1)  // a full pipe already holds a pending SIGHUP
-                errno = savedErrno
-            }
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_RESTART
-            sigaction(SIGHUP, &action, nil)
-        }
-        let readEnd = ends[0]
+        // Taken before this returns (SignalPipe): a SIGHUP at once is not lost.
+        let readEnd = SignalPipe.install([SIGHUP]) ?? -1
+        if readEnd < 0 { signal(SIGHUP, SIG_IGN) }  // no pipe (out of descriptors at start): ignored rather than fatal
         source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: DispatchQueue(label: "headingd.hangup"))
         source.setEventHandler { [weak self] in
             var bytes = [UInt8](repeating: 0, count: 64)
