@@ -36,7 +36,7 @@ package enum SysfsAttribute {
     }
 
     /// Opens an attribute for reading, or for writing when `writable`.
-    /// - Returns: The open descriptor (``close(_:)`` it), or why not.
+    /// - Returns: The open descriptor (``RegularFile/close(_:)`` it), or why not.
     package static func open(_ path: String, writable: Bool = false) -> Result<Int32, Failure> {
         switch RegularFile.open(path, flags: writable ? O_WRONLY : O_RDONLY) {
         case .success(let opened): .success(opened.descriptor)
@@ -55,7 +55,7 @@ package enum SysfsAttribute {
     /// The first `limit` bytes of an attribute, or `nil` when it is absent or cannot be read.
     package static func contents(_ path: String, limit: Int = 512) -> [UInt8]? {
         guard case .success(let descriptor) = open(path) else { return nil }
-        defer { close(descriptor) }
+        defer { RegularFile.close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: limit)
         guard case .success(let count) = read(descriptor, into: &bytes) else { return nil }
         return Array(bytes[..<count])
@@ -69,14 +69,11 @@ package enum SysfsAttribute {
         case .success(let opened): descriptor = opened
         case .failure(let failure): return failure
         }
-        defer { close(descriptor) }
+        defer { RegularFile.close(descriptor) }
         let written = Array(text.utf8).withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
         return written > 0 ? nil : Failure(errorNumber: written < 0 ? errno : EIO)
     }
 
     /// Whether a file is there (`access(2)`, `F_OK`): a channel a driver has, without opening it.
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
-
-    /// Closes a descriptor ``open(_:writable:)`` gave.
-    package static func close(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
 }

@@ -83,9 +83,9 @@ package final class IIOChannels {
             case .success(let descriptor):
                 descriptors.append(descriptor)
             case .failure(let failure):
-                for open in descriptors { SysfsAttribute.close(open) }
+                for open in descriptors { RegularFile.close(open) }
                 descriptors = []
-                let refused = failure.errorNumber != 0 && failure.isRefusal
+                let refused = failure.isRefusal
                 throw Failure(
                     code: refused ? .permissionDenied : .deviceLost,
                     reason: "cannot open \(LogText.printable(path)): \(failure.reason)"
@@ -96,7 +96,7 @@ package final class IIOChannels {
     }
 
     deinit {
-        for descriptor in descriptors { SysfsAttribute.close(descriptor) }
+        for descriptor in descriptors { RegularFile.close(descriptor) }
     }
 
     /// Reads the three axes now, in the device frame.
