@@ -25,6 +25,15 @@ let package = Package(
             ],
             path: "Benchmarks/HeadingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        // scripts/bench-live's floor: gpsd's report decoded and posted to a center, nothing more.
+        .executableTarget(
+            name: "LiveFloor",
+            dependencies: [
+                .product(name: "HeadingKit", package: "headingd"),
+                .product(name: "HeadingKitGPSD", package: "headingd"),
+            ],
+            path: "Benchmarks/LiveFloor"
+        ),
     ]
 )
