@@ -199,7 +199,7 @@ package final class GPSDConnection {
     /// waiting); `nil` when it does not fail or the host cannot be resolved. The stream sources'
     /// connect (`TCPClientStream`), closed at once.
     static func connectionError(host: String, port: UInt16, timeout: Duration, signal: StopSignal) -> Int32? {
-        do throws(ByteStreamFailure) {
+        do throws(PortFailure) {
             try TCPClientStream(host: host, port: port, timeout: timeout, signal: signal).close()
             return nil
         } catch {

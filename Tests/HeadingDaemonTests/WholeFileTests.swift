@@ -44,11 +44,11 @@ struct WholeFileTests {
         let descriptor = open("/", O_RDONLY | O_CLOEXEC | O_DIRECTORY)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
-        #expect(throws: WholeFile.Failure.self) { try WholeFile.read(descriptor, limit: 10) }
+        #expect(throws: PortFailure.self) { try WholeFile.read(descriptor, limit: 10) }
         do {
             _ = try WholeFile.read(descriptor, limit: 10)
         } catch {
-            #expect(error.code == EISDIR && error.description == "Is a directory")
+            #expect(error.errorNumber == EISDIR && error.description == "Is a directory")
         }
     }
 }

@@ -123,11 +123,11 @@ struct SettingsLoader: Sendable {
         let descriptor: Int32
         switch RegularFile.open(path) {
         case .success(let opened): descriptor = opened.descriptor
-        case .failure(.cannotOpen(let code)):
-            let reason = code == ENOENT ? "no such file" : code == EACCES ? "permission denied" : String(cString: strerror(code))
-            throw ConfigurationError(origin: path, key: nil, reason: reason)
-        case .failure(.notRegular):
+        case .failure(let failure) where failure.code == .wrongKind:
             throw ConfigurationError(origin: path, key: nil, reason: "is not a regular file (a directory, FIFO or device): not a configuration file")
+        case .failure(let failure):
+            let reason = failure.isMissing ? "no such file" : failure.errorNumber == EACCES ? "permission denied" : failure.reason
+            throw ConfigurationError(origin: path, key: nil, reason: reason)
         }
         defer { close(descriptor) }
         let contents: WholeFile.Contents

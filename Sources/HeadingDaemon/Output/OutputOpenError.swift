@@ -4,7 +4,7 @@
 /// Why an output could not be opened: the one error of opening an output. At start, before the
 /// pipeline runs, headingd says so, naming the output and the address, and exits
 /// ``ExitStatus/outputUnavailable``. (The NMEA 2000 node's link is a port: its failure is the
-/// ports' ``ByteStreamFailure``, said once per reason on the node's thread and tried again.)
+/// ports' ``PortFailure``, said once per reason on the node's thread and tried again.)
 ///
 /// A struct with a ``Code`` of static values (STYLE.md), so that a new way to fail breaks no caller;
 /// its ``description`` is the message people read, which names the fix.

@@ -50,11 +50,11 @@ struct ScanListener: Sendable {
         var finding = ScanFinding(candidate: candidate, outcome: .silent, seconds: 0)
         var endpoint = given
         let stream: any ByteStream
-        do throws(ByteStreamFailure) {
+        do throws(PortFailure) {
             if case .serial(let path, .automatic) = given.transport {
                 let line = try SerialLineStream(path: path, baud: NMEAStreamEndpoint.baudRates[0])
                 let found: (rate: Int, recognised: SerialBaudProbe.Recognised)?
-                do throws(ByteStreamFailure) {
+                do throws(PortFailure) {
                     found = try SerialBaudProbe.probe(line, slot: probeSlot, accepting: [.nmea0183, .actisense], signal: signal) { rate in
                         progress("\(rate) baud")
                     }
@@ -130,7 +130,7 @@ struct ScanListener: Sendable {
     }
 
     /// The fix for a feed that could not be opened, where there is one.
-    static func fix(for endpoint: NMEAStreamEndpoint, error: ByteStreamFailure) -> String? {
+    static func fix(for endpoint: NMEAStreamEndpoint, error: PortFailure) -> String? {
         if case .udp = endpoint.transport, error.reason.contains(String(cString: strerror(EADDRINUSE))) {
             return "another program listens there (a running headingd? sudo systemctl stop headingd first), or give the address it is sent to"
         }

@@ -86,8 +86,8 @@ public struct CalibrationStatus: Sendable, Hashable {
         let descriptor: Int32
         switch RegularFile.open(path) {
         case .success(let opened): descriptor = opened.descriptor
-        case .failure(.cannotOpen(let code)): return .failure(code == RegularFile.notFound ? .absent : .unreadable(RegularFile.reason(code)))
-        case .failure(.notRegular): return .failure(.unreadable("not a regular file"))
+        case .failure(let failure) where failure.code == .wrongKind: return .failure(.unreadable("not a regular file"))
+        case .failure(let failure): return .failure(failure.isMissing ? .absent : .unreadable(failure.reason))
         }
         defer { RegularFile.close(descriptor) }
         do {

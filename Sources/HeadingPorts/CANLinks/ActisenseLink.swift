@@ -19,8 +19,8 @@ package final class ActisenseLink: CANLink {
     private var pending = PendingBytes(isSocket: false)
 
     /// Opens the NGT-1's line at `baud`.
-    /// - Throws: ``ByteStreamFailure`` naming the device and why (missing, not permitted: the dialout group).
-    package init(path: String, baud: Int) throws(ByteStreamFailure) {
+    /// - Throws: ``PortFailure`` naming the device and why (missing, not permitted: the dialout group).
+    package init(path: String, baud: Int) throws(PortFailure) {
         self.path = path
         line = try SerialLineStream(path: path, baud: baud, writable: true)
     }

@@ -23,8 +23,8 @@ package final class SocketCANLink: CANLink {
     package var name: String { "socketcan://\(interface)" }
 
     /// Opens a socket on `interface` and binds it.
-    /// - Throws: ``ByteStreamFailure`` with the system's reason: no such interface, down, no CAN in this kernel.
-    package init(interface: String) throws(ByteStreamFailure) {
+    /// - Throws: ``PortFailure`` with the system's reason: no such interface, down, no CAN in this kernel.
+    package init(interface: String) throws(PortFailure) {
         self.interface = interface
         #if os(Linux)
         // ISO requests and address claims, to anyone: the destination byte is out of the mask.
@@ -33,7 +33,7 @@ package final class SocketCANLink: CANLink {
         }
         descriptor = try SocketCANStream.openSocket(interface: interface, filters: filters, errors: UInt32(CAN_ERR_BUSOFF))
         #else
-        throw ByteStreamFailure(code: .sourceUnavailable, reason: "SocketCAN is Linux's")
+        throw PortFailure(code: .sourceUnavailable, reason: "SocketCAN is Linux's")
         #endif
     }
 

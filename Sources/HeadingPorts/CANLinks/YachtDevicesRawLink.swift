@@ -34,11 +34,11 @@ package final class YachtDevicesRawLink: CANLink {
 
     /// Connects to the gateway (``TCPClientStream``, `TCP_NODELAY`), waiting at most `timeout`
     /// and no longer than `wake` stays quiet.
-    /// - Throws: ``ByteStreamFailure`` with the system's reason (refused, unreachable, no such host, timed out).
-    package init(host: String, port: Int, wake: Int32, timeout: Duration = .seconds(5)) throws(ByteStreamFailure) {
+    /// - Throws: ``PortFailure`` with the system's reason (refused, unreachable, no such host, timed out).
+    package init(host: String, port: Int, wake: Int32, timeout: Duration = .seconds(5)) throws(PortFailure) {
         self.host = host
         self.port = port
-        guard let tcpPort = UInt16(exactly: port) else { throw ByteStreamFailure(code: .sourceUnavailable, reason: "port \(port) is not a TCP port") }
+        guard let tcpPort = UInt16(exactly: port) else { throw PortFailure(code: .sourceUnavailable, reason: "port \(port) is not a TCP port") }
         stream = try TCPClientStream(host: host, port: tcpPort, timeout: timeout, wake: wake, noDelay: true)
     }
 

@@ -11,18 +11,6 @@ import Glibc
 ///
 /// Not Sendable: a reader thread owns it.
 package final class CharacterDevice {
-    /// Why a character device could not be opened.
-    package enum Failure: Error, Sendable {
-        /// Not there (`ENOENT`: under a unit with `PrivateDevices=yes`, `/dev` holds no device).
-        case missing(String)
-        /// There, but not a character device.
-        case notCharacterDevice
-        /// Another program has it open (`EBUSY`: the kernel lets one reader have an IIO buffer).
-        case busy
-        /// It cannot be opened: the system's reason, and whether it is a refusal (`EACCES`, `EPERM`).
-        case cannotOpen(String, isRefusal: Bool)
-    }
-
     /// What one read brought.
     package enum Read {
         /// This many bytes.
@@ -31,8 +19,8 @@ package final class CharacterDevice {
         case nothing
         /// The device ended: a character device that is there never does.
         case ended
-        /// The system's reason the read failed.
-        case failed(String)
+        /// The read failed: the system's reason.
+        case failed(PortFailure)
     }
 
     /// The path it was opened at.
@@ -41,19 +29,16 @@ package final class CharacterDevice {
     package let descriptor: Int32
 
     /// Opens `path` for reading without waiting.
-    /// - Throws: ``Failure``.
-    package init(path: String) throws(Failure) {
+    /// - Throws: ``PortFailure``: the system's reason (``PortFailure/isMissing`` for `ENOENT`, as
+    ///   under a unit with `PrivateDevices=yes`, whose `/dev` holds no device;
+    ///   ``PortFailure/Code/busy`` when another program has it, as the kernel lets one reader have
+    ///   an IIO buffer), or ``PortFailure/Code/wrongKind`` for a file that is no character device.
+    package init(path: String) throws(PortFailure) {
         var status = stat()
-        guard stat(path, &status) == 0 else {
-            let error = errno
-            throw error == ENOENT ? .missing(String(cString: strerror(error))) : .cannotOpen(String(cString: strerror(error)), isRefusal: Self.isRefusal(error))
-        }
-        guard status.st_mode & S_IFMT == S_IFCHR else { throw .notCharacterDevice }
+        guard stat(path, &status) == 0 else { throw .system(errno) }
+        guard status.st_mode & S_IFMT == S_IFCHR else { throw PortFailure(code: .wrongKind, reason: "not a character device") }
         let opened = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard opened >= 0 else {
-            let error = errno
-            throw error == EBUSY ? .busy : .cannotOpen(String(cString: strerror(error)), isRefusal: Self.isRefusal(error))
-        }
+        guard opened >= 0 else { throw .system(errno) }
         self.path = path
         descriptor = opened
     }
@@ -68,7 +53,7 @@ package final class CharacterDevice {
         if count == 0 { return .ended }
         let error = errno
         if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return .nothing }
-        return .failed(String(cString: strerror(error)))
+        return .failed(.system(error))
     }
 
     /// Waits at most `milliseconds` for any of `descriptors` to be readable (or to hang up).
@@ -76,6 +61,4 @@ package final class CharacterDevice {
         var requests = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         _ = poll(&requests, nfds_t(requests.count), milliseconds)
     }
-
-    private static func isRefusal(_ error: Int32) -> Bool { error == EACCES || error == EPERM }
 }

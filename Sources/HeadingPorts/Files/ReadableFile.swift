@@ -8,23 +8,14 @@ import Glibc
 /// A file opened for reading from start to end with `read(2)` (a recording, whatever its kind:
 /// a pipe or a FIFO is read as it comes). Closed when released. Not Sendable: one reader owns it.
 package final class ReadableFile {
-    /// Why the file could not be opened or read, with the system's error number.
-    package struct ReadError: Error, Sendable, CustomStringConvertible {
-        /// `errno`.
-        package let errorNumber: Int32
-        /// The system's reason.
-        package var description: String { String(cString: strerror(errorNumber)) }
-        /// Whether the system refused this user (`EACCES`): a permission to grant.
-        package var isRefusal: Bool { errorNumber == EACCES }
-    }
-
     private let descriptor: Int32
 
     /// Opens `path` for reading.
-    /// - Throws: ``ReadError``. A directory opens, and its first read fails with `EISDIR`.
-    package init(path: String) throws(ReadError) {
+    /// - Throws: ``PortFailure``, the system's reason. A directory opens, and its first read fails
+    ///   with `EISDIR`.
+    package init(path: String) throws(PortFailure) {
         let opened = open(path, O_RDONLY | O_CLOEXEC)
-        guard opened >= 0 else { throw ReadError(errorNumber: errno) }
+        guard opened >= 0 else { throw .system(errno) }
         descriptor = opened
     }
 
@@ -32,13 +23,13 @@ package final class ReadableFile {
 
     /// Reads what comes next into `buffer` (a signal's interruption is read again).
     /// - Returns: How many bytes; 0 at the end.
-    /// - Throws: ``ReadError``.
-    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(ReadError) -> Int {
+    /// - Throws: ``PortFailure``, the system's reason.
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(PortFailure) -> Int {
         while true {
             let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
             let error = errno
-            if error != EINTR { throw ReadError(errorNumber: error) }
+            if error != EINTR { throw .system(error) }
         }
     }
 }

@@ -9,17 +9,8 @@ import Glibc
 /// in its place does not hold `open(2)` until a writer comes, then refused unless `fstat` says a
 /// regular file (a FIFO never answers a read, `/dev/zero` never ends, a directory has no content).
 /// The one opener of what the outside may swap under the daemon: sysfs attributes, calibration
-/// files, configuration files, kept state. Each caller words the refusal its own way.
+/// files, configuration files, kept state. Each caller words the failure its own way.
 package enum RegularFile {
-    /// Why a file was not opened.
-    package enum Refusal: Error, Sendable, Equatable {
-        /// `open(2)` failed with this `errno`.
-        case cannotOpen(Int32)
-        /// It opened but is no regular file: `a FIFO`, `a directory`, `a device node`, `a socket`, or
-        /// `not a regular file`.
-        case notRegular(String)
-    }
-
     /// An open regular file.
     package struct Opened: Sendable {
         /// The descriptor: the caller closes it.
@@ -32,10 +23,12 @@ package enum RegularFile {
     /// - Parameters:
     ///   - path: The file.
     ///   - flags: `O_RDONLY` or `O_WRONLY` (`O_CLOEXEC` and `O_NONBLOCK` are added).
-    /// - Returns: The open file, or why not.
-    package static func open(_ path: String, flags: Int32 = O_RDONLY) -> Result<Opened, Refusal> {
+    /// - Returns: The open file, or why not: the system's error, or ``PortFailure/Code/wrongKind``
+    ///   with what it is instead as the reason (`a FIFO`, `a directory`, `a device node`, `a
+    ///   socket`, `not a regular file`).
+    package static func open(_ path: String, flags: Int32 = O_RDONLY) -> Result<Opened, PortFailure> {
         let descriptor = Glibc.open(path, flags | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return .failure(.cannotOpen(errno)) }
+        guard descriptor >= 0 else { return .failure(.system(errno)) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             let kind = switch status.st_mode & S_IFMT {
@@ -46,16 +39,10 @@ package enum RegularFile {
             default: "not a regular file"
             }
             close(descriptor)
-            return .failure(.notRegular(kind))
+            return .failure(PortFailure(code: .wrongKind, reason: kind))
         }
         return .success(Opened(descriptor: descriptor, size: Int(status.st_size)))
     }
-
-    /// The error number of a file that is not there (`ENOENT`), for a caller that says so apart.
-    package static let notFound = ENOENT
-
-    /// The system's words for an error number (`strerror`).
-    package static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 
     /// Closes a descriptor ``open(_:flags:)`` gave.
     package static func close(_ descriptor: Int32) { _ = Glibc.close(descriptor) }

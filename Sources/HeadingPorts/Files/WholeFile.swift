@@ -12,13 +12,6 @@ import Glibc
 /// buffer per call (heaptrack: 4,096 B per SIGHUP reload), and it stops short on a `/proc` file,
 /// which gives at most a page a read and reports a size of 0.
 package enum WholeFile {
-    /// Why a read failed: the system's error number.
-    package struct Failure: Error, CustomStringConvertible {
-        /// `errno` from the failed `read(2)`.
-        package let code: Int32
-        package var description: String { String(cString: strerror(code)) }
-    }
-
     /// What was read.
     package struct Contents {
         /// The bytes, at most `limit` and one chunk more.
@@ -32,8 +25,8 @@ package enum WholeFile {
     ///   - descriptor: An open descriptor; left open.
     ///   - limit: The most bytes wanted.
     ///   - chunkSize: The size of each `read(2)`.
-    /// - Throws: ``Failure`` when a read fails (other than by an interrupt).
-    package static func read(_ descriptor: Int32, limit: Int, chunkSize: Int = 64 * 1024) throws(Failure) -> Contents {
+    /// - Throws: ``PortFailure`` when a read fails (other than by an interrupt).
+    package static func read(_ descriptor: Int32, limit: Int, chunkSize: Int = 64 * 1024) throws(PortFailure) -> Contents {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         while bytes.count <= limit {
@@ -41,7 +34,7 @@ package enum WholeFile {
             if count == 0 { return Contents(bytes: bytes, isComplete: true) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw Failure(code: errno)
+                throw .system(errno)
             }
             bytes += chunk[0..<count]
         }
@@ -57,8 +50,8 @@ package enum WholeFile {
     ///   - limit: The most bytes wanted.
     package static func readKept(path: String, limit: Int) -> Contents? {
         switch RegularFile.open(path) {
-        case .failure(.cannotOpen): return nil
-        case .failure(.notRegular): return Contents(bytes: [], isComplete: false)
+        case .failure(let failure) where failure.code == .wrongKind: return Contents(bytes: [], isComplete: false)
+        case .failure: return nil
         case .success(let opened):
             defer { close(opened.descriptor) }
             if opened.size > limit { return Contents(bytes: [], isComplete: false) }

@@ -58,56 +58,12 @@ package enum ByteStreamRead {
     /// Nothing within the wait.
     case timedOut
     /// The transport ended or broke.
-    case ended(ByteStreamFailure)
-}
-
-/// Why a transport could not be opened or ended: a code and a reason.
-package struct ByteStreamFailure: Error, Sendable {
-    /// What kind of failure, as stable values: the source that reads the port reports it as the
-    /// heading fault of the same name (HeadingKit's `HeadingFault.Code`).
-    package struct Code: RawRepresentable, Sendable, Hashable {
-        /// The stable name, the heading fault's.
-        package let rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
-
-        /// Not there, or not answering: try again later.
-        package static let sourceUnavailable = Code(rawValue: "sourceUnavailable")
-        /// It was there and went away (unplugged, hung up, bus-off).
-        package static let deviceLost = Code(rawValue: "deviceLost")
-        /// Refused by the system (`EACCES`, `EPERM`): a permission to grant.
-        package static let permissionDenied = Code(rawValue: "permissionDenied")
-    }
-
-    /// What kind: ``Code/sourceUnavailable``, ``Code/deviceLost`` or ``Code/permissionDenied``.
-    package let code: Code
-    /// What happened, naming the device or address.
-    package let reason: String
-    /// Whether trying again can help: not for standard input at its end.
-    package var isFinal = false
-    /// The system's error number, where the system gave one (`ETIMEDOUT` for a connection that got
-    /// no answer in time, `ECANCELED` for one stopped while it waited).
-    package var errorNumber: Int32?
-
-    package init(code: Code, reason: String, isFinal: Bool = false, errorNumber: Int32? = nil) {
-        self.code = code
-        self.reason = reason
-        self.isFinal = isFinal
-        self.errorNumber = errorNumber
-    }
-
-    /// A failure from a system error number: `EACCES` and `EPERM` are refusals
-    /// (``ByteStreamFailure/Code/permissionDenied``), anything else `code`.
-    package static func system(_ error: Int32, _ what: String, otherwise code: Code = .sourceUnavailable) -> ByteStreamFailure {
-        let refused = error == EACCES || error == EPERM
-        return ByteStreamFailure(
-            code: refused ? .permissionDenied : code, reason: "\(what): \(String(cString: strerror(error)))", errorNumber: error
-        )
-    }
+    case ended(PortFailure)
 }
 
 /// Waits for one descriptor to be readable, or `wake`: the shared `poll(2)` of the byte streams.
 /// - Returns: `nil` when readable, `.timedOut` after the wait or when woken, or the hang-up's `.ended`.
-func waitReadable(_ descriptor: Int32, milliseconds: Int32, wake: Int32, hangUp: () -> ByteStreamFailure) -> ByteStreamRead? {
+func waitReadable(_ descriptor: Int32, milliseconds: Int32, wake: Int32, hangUp: () -> PortFailure) -> ByteStreamRead? {
     var requests = (pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
     let ready = withUnsafeMutableBytes(of: &requests) { poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, max(1, milliseconds)) }
     if ready == 0 || (ready < 0 && errno == EINTR) { return .timedOut }

@@ -33,8 +33,8 @@ package final class ChildProcessStream: ByteStream {
     private static let errorLinesPerSecond = 20
 
     /// Starts `path` with `arguments`.
-    /// - Throws: ``ByteStreamFailure`` when it cannot be started.
-    package init(path: String, arguments: [String], logger: Logger) throws(ByteStreamFailure) {
+    /// - Throws: ``PortFailure`` when it cannot be started.
+    package init(path: String, arguments: [String], logger: Logger) throws(PortFailure) {
         name = path
         self.logger = logger
         var outputPipe: [Int32] = [-1, -1]
@@ -166,7 +166,7 @@ package final class ChildProcessStream: ByteStream {
     /// Reaps the child (waiting at most 1 s before killing it), ends what it left running in its
     /// process group, and says how it ended.
     /// - Parameter reaped: Its wait status, when it is reaped already.
-    private func exitFailure(status reaped: Int32? = nil) -> ByteStreamFailure {
+    private func exitFailure(status reaped: Int32? = nil) -> PortFailure {
         let status = reaped ?? reap(waitingMilliseconds: 1000)
         let how: String
         if let status, status & 0x7F == 0 {
@@ -177,7 +177,7 @@ package final class ChildProcessStream: ByteStream {
             how = "closed its standard output"
         }
         if output >= 0 { Glibc.close(output); output = -1 }
-        return ByteStreamFailure(code: .sourceUnavailable, reason: "driver \(name) \(how)")
+        return PortFailure(code: .sourceUnavailable, reason: "driver \(name) \(how)")
     }
 
     /// Waits for the child for at most `milliseconds`, then SIGKILL and wait; then ends the rest

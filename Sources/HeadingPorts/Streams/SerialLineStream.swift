@@ -10,24 +10,24 @@ import Darwin
 /// A serial line opened for reading, raw 8N1 through termios at one baud rate.
 ///
 /// A device that cannot be opened for lack of permission (not in the `dialout` group) is a
-/// ``ByteStreamFailure/Code/permissionDenied`` failure; one that is missing, or goes away while open
+/// ``PortFailure/Code/permissionDenied`` failure; one that is missing, or goes away while open
 /// (a USB adapter pulled: `read(2)` gives `EIO` or end of file, `poll(2)` a hang-up), is
-/// ``ByteStreamFailure/Code/deviceLost``.
+/// ``PortFailure/Code/deviceLost``.
 package final class SerialLineStream: ByteStream {
     private var descriptor: Int32
     private let path: String
 
     /// Opens `path` and sets it raw, 8N1, receiver on, modem lines ignored, at `baud`.
-    /// - Throws: ``ByteStreamFailure`` naming the device and why.
+    /// - Throws: ``PortFailure`` naming the device and why.
     /// - Parameter writable: Whether the line is opened for writing too (an NGT-1 is sent its start-up message).
-    package init(path: String, baud: Int, writable: Bool = false) throws(ByteStreamFailure) {
+    package init(path: String, baud: Int, writable: Bool = false) throws(PortFailure) {
         self.path = path
         descriptor = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let error = errno
             throw .system(error, "cannot open \(path)", otherwise: error == ENOENT || error == ENODEV || error == ENXIO ? .deviceLost : .sourceUnavailable)
         }
-        do throws(ByteStreamFailure) {
+        do throws(PortFailure) {
             try setSpeed(baud)
         } catch {
             Glibc.close(descriptor)
@@ -45,10 +45,10 @@ package final class SerialLineStream: ByteStream {
 
     /// Sets the line raw, 8N1, at `baud` (one of ``NMEAStreamEndpoint/baudRates``), and drops
     /// what was received at the old speed.
-    package func setSpeed(_ baud: Int) throws(ByteStreamFailure) {
+    package func setSpeed(_ baud: Int) throws(PortFailure) {
         var settings = termios()
         guard tcgetattr(descriptor, &settings) == 0 else {
-            throw ByteStreamFailure(code: .sourceUnavailable, reason: "\(path) is not a serial line (\(String(cString: strerror(errno))))")
+            throw PortFailure(code: .sourceUnavailable, reason: "\(path) is not a serial line (\(String(cString: strerror(errno))))")
         }
         cfmakeraw(&settings)
         let speed = Self.speed(baud)
@@ -73,7 +73,7 @@ package final class SerialLineStream: ByteStream {
     }
 
     package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
-        let lost = { ByteStreamFailure(code: .deviceLost, reason: "\(self.path) went away (hung up)") }
+        let lost = { PortFailure(code: .deviceLost, reason: "\(self.path) went away (hung up)") }
         if let result = waitReadable(descriptor, milliseconds: milliseconds, wake: wake, hangUp: lost) { return result }
         let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
         if count > 0 { return .bytes(count: count, sender: 0) }

@@ -18,7 +18,7 @@ package import NMEA2000
 /// each with its receive time (`SO_TIMESTAMP`). A read hands over whole records of
 /// ``recordSize`` bytes (``SocketCANRecords``), as many frames as wait, up to 64 at once. The
 /// interface down (`ENETDOWN`) or the controller bus-off (an error frame) ends the stream as
-/// ``ByteStreamFailure/Code/deviceLost``; it is opened again once the interface is up.
+/// ``PortFailure/Code/deviceLost``; it is opened again once the interface is up.
 package final class SocketCANStream: ByteStream {
     /// The size of one record in a read: identifier (4, with Linux's flags), length (1), 3 bytes
     /// of padding, 8 data bytes, and the receive time in microseconds since 1970 (8).
@@ -52,7 +52,7 @@ package final class SocketCANStream: ByteStream {
             + "or the service may not open CAN sockets (install the nmea2000-socketcan.conf drop-in: RestrictAddressFamilies=AF_CAN)"
     }
 
-    package init(interface: String) throws(ByteStreamFailure) {
+    package init(interface: String) throws(PortFailure) {
         self.interface = interface
         #if os(Linux)
         // Only the PGNs read: one filter each, extended frames only. An addressed (PDU1) PGN's
@@ -72,7 +72,7 @@ package final class SocketCANStream: ByteStream {
             return setsockopt(socket, SOL_SOCKET, SO_TIMESTAMP, &yes, socklen_t(MemoryLayout<Int32>.size)) == 0
         }
         #else
-        throw ByteStreamFailure(code: .sourceUnavailable, reason: "SocketCAN is Linux's")
+        throw PortFailure(code: .sourceUnavailable, reason: "SocketCAN is Linux's")
         #endif
     }
 
@@ -86,27 +86,27 @@ package final class SocketCANStream: ByteStream {
     ///   - configure: Sets further options on the socket before it is bound; `false` (with
     ///     `errno`) when one cannot be set.
     /// - Returns: The socket's descriptor, which the caller closes.
-    /// - Throws: ``ByteStreamFailure``: no CAN in this kernel or none allowed the service, no such
-    ///   interface, the interface down (``ByteStreamFailure/Code/deviceLost``), or the system's reason.
+    /// - Throws: ``PortFailure``: no CAN in this kernel or none allowed the service, no such
+    ///   interface, the interface down (``PortFailure/Code/deviceLost``), or the system's reason.
     package static func openSocket(
         interface: String, filters: [(identifier: UInt32, mask: UInt32)], errors: UInt32, configure: (Int32) -> Bool = { _ in true }
-    ) throws(ByteStreamFailure) -> Int32 {
+    ) throws(PortFailure) -> Int32 {
         let created = socket(PF_CAN, Int32(SOCK_RAW.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), CAN_RAW)
         guard created >= 0 else {
             let error = errno
             if error == EAFNOSUPPORT {
-                throw ByteStreamFailure(code: .sourceUnavailable, reason: noCANSockets(error), errorNumber: error)
+                throw PortFailure(code: .sourceUnavailable, reason: noCANSockets(error), errorNumber: error)
             }
             throw .system(error, "cannot make a CAN socket")
         }
-        func fail(_ failure: ByteStreamFailure) -> ByteStreamFailure {
+        func fail(_ failure: PortFailure) -> PortFailure {
             Glibc.close(created)
             return failure
         }
         let index = csocketcan_interface_index(created, interface)
         guard index > 0 else { throw fail(.system(errno, "no CAN interface \(interface)", otherwise: .deviceLost)) }
         guard csocketcan_interface_is_up(created, interface) == 1 else {
-            throw fail(ByteStreamFailure(code: .deviceLost, reason: "CAN interface \(interface) is down (ip link set \(interface) up)"))
+            throw fail(PortFailure(code: .deviceLost, reason: "CAN interface \(interface) is down (ip link set \(interface) up)"))
         }
         var kernelFilters = filters.map { can_filter(can_id: $0.identifier, can_mask: $0.mask) }
         var errorMask = can_err_mask_t(errors)
@@ -126,7 +126,7 @@ package final class SocketCANStream: ByteStream {
 
     package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
         #if os(Linux)
-        guard descriptor >= 0 else { return .ended(ByteStreamFailure(code: .deviceLost, reason: "CAN interface \(interface): closed")) }
+        guard descriptor >= 0 else { return .ended(PortFailure(code: .deviceLost, reason: "CAN interface \(interface): closed")) }
         if let result = waitReadable(descriptor, milliseconds: milliseconds, wake: wake, hangUp: { self.failure(self.pendingError()) }) {
             return result
         }
@@ -167,7 +167,7 @@ package final class SocketCANStream: ByteStream {
             guard received.0 >= MemoryLayout<can_frame>.size - 8 + Int(min(frame.len, 8)) else { continue }
             if frame.can_id & CAN_ERR_FLAG != 0 {
                 if frame.can_id & CAN_ERR_BUSOFF != 0 {
-                    return .ended(ByteStreamFailure(code: .deviceLost, reason: "the CAN controller of \(interface) is bus-off"))
+                    return .ended(PortFailure(code: .deviceLost, reason: "the CAN controller of \(interface) is bus-off"))
                 }
                 continue
             }
@@ -181,7 +181,7 @@ package final class SocketCANStream: ByteStream {
         }
         return count == 0 ? .timedOut : .bytes(count: count, sender: 0)
         #else
-        return .ended(ByteStreamFailure(code: .sourceUnavailable, reason: "SocketCAN is Linux's"))
+        return .ended(PortFailure(code: .sourceUnavailable, reason: "SocketCAN is Linux's"))
         #endif
     }
 
@@ -219,9 +219,9 @@ package final class SocketCANStream: ByteStream {
     }
     #endif
 
-    private func failure(_ error: Int32) -> ByteStreamFailure {
+    private func failure(_ error: Int32) -> PortFailure {
         if error == ENETDOWN || error == ENODEV || error == ENXIO {
-            return ByteStreamFailure(
+            return PortFailure(
                 code: .deviceLost, reason: "CAN interface \(interface) went down (\(String(cString: strerror(error))))", errorNumber: error
             )
         }

@@ -24,10 +24,10 @@ package final class StandardInputStream: ByteStream {
         if count > 0 { return .bytes(count: count, sender: 0) }
         if count < 0, errno == EAGAIN || errno == EINTR { return .timedOut }
         isOpen = false
-        return .ended(count == 0 ? Self.end : ByteStreamFailure(code: .sourceUnavailable, reason: "standard input: \(String(cString: strerror(errno)))", isFinal: true))
+        return .ended(count == 0 ? Self.end : PortFailure(code: .sourceUnavailable, reason: "standard input: \(String(cString: strerror(errno)))", isFinal: true))
     }
 
-    private static let end = ByteStreamFailure(code: .sourceUnavailable, reason: "standard input ended", isFinal: true)
+    private static let end = PortFailure(code: .sourceUnavailable, reason: "standard input ended", isFinal: true)
 
     package func close() { isOpen = false }
 }

@@ -26,17 +26,17 @@ package final class TCPClientStream: ByteStream {
     ///   - signal: Ends the wait early when set.
     ///   - wake: A descriptor whose readability ends the wait early too (a ``WakePipe``'s), or -1.
     ///   - noDelay: Whether small writes go at once (`TCP_NODELAY`: a frame a line to a gateway).
-    /// - Throws: ``ByteStreamFailure`` naming the address and why.
+    /// - Throws: ``PortFailure`` naming the address and why.
     package init(
         host: String, port: UInt16, timeout: Duration, signal: StopSignal? = nil, wake: Int32 = -1, noDelay: Bool = false
-    ) throws(ByteStreamFailure) {
+    ) throws(PortFailure) {
         name = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &result)
         guard status == 0, let address = result else {
-            throw ByteStreamFailure(code: .sourceUnavailable, reason: "cannot resolve \(LogText.printable(host, limit: 80)): \(String(cString: gai_strerror(status)))")
+            throw PortFailure(code: .sourceUnavailable, reason: "cannot resolve \(LogText.printable(host, limit: 80)): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(result) }
         let socketDescriptor = socket(
@@ -60,7 +60,7 @@ package final class TCPClientStream: ByteStream {
                 let stopped = signal?.isStopped == true || requests.1.revents != 0
                 if stopped || remaining <= .zero {
                     Glibc.close(socketDescriptor)
-                    throw ByteStreamFailure(
+                    throw PortFailure(
                         code: .sourceUnavailable,
                         reason: stopped ? "stopped while connecting to \(name)" : "no answer from \(name) within \(timeout)",
                         errorNumber: stopped ? ECANCELED : ETIMEDOUT
@@ -92,7 +92,7 @@ package final class TCPClientStream: ByteStream {
     package var fileDescriptor: Int32 { descriptor }
 
     package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
-        let closed = { ByteStreamFailure(code: .sourceUnavailable, reason: "\(self.name) closed the connection") }
+        let closed = { PortFailure(code: .sourceUnavailable, reason: "\(self.name) closed the connection") }
         if let result = waitReadable(descriptor, milliseconds: milliseconds, wake: wake, hangUp: closed) { return result }
         let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
         if count > 0 { return .bytes(count: count, sender: 0) }

@@ -21,16 +21,16 @@ package final class UDPListenerStream: ByteStream {
     /// - Parameters:
     ///   - address: A local IPv4 address or a multicast group; `nil` for every address.
     ///   - port: The UDP port.
-    /// - Throws: ``ByteStreamFailure`` naming the address and why (a port in use, an address not on
+    /// - Throws: ``PortFailure`` naming the address and why (a port in use, an address not on
     ///   this machine, a port below 1024 without the privilege).
-    package init(address: String?, port: UInt16) throws(ByteStreamFailure) {
+    package init(address: String?, port: UInt16) throws(PortFailure) {
         name = "udp://\(address ?? ""):\(port)"
         var group = in_addr()
         var local = in_addr(s_addr: INADDR_ANY.bigEndian)
         var isMulticast = false
         if let address {
             guard inet_pton(AF_INET, address, &group) == 1 else {
-                throw ByteStreamFailure(code: .sourceUnavailable, reason: "\(name): '\(address)' is not an IPv4 address")
+                throw PortFailure(code: .sourceUnavailable, reason: "\(name): '\(address)' is not an IPv4 address")
             }
             let first = UInt32(bigEndian: group.s_addr) >> 24
             isMulticast = (224...239).contains(first)
@@ -66,7 +66,7 @@ package final class UDPListenerStream: ByteStream {
     deinit { close() }
 
     package func read(into buffer: UnsafeMutableRawBufferPointer, waitingAtMost milliseconds: Int32, wakingOn wake: Int32) -> ByteStreamRead {
-        let broken = { ByteStreamFailure(code: .sourceUnavailable, reason: "\(self.name): the socket failed") }
+        let broken = { PortFailure(code: .sourceUnavailable, reason: "\(self.name): the socket failed") }
         if let result = waitReadable(descriptor, milliseconds: milliseconds, wake: wake, hangUp: broken) { return result }
         var sender = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -74,7 +74,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     /// The node's presence on its bus, shared with the sources that read the bus.
     private let localNode: NMEA2000LocalNode
     /// Opens a link in a test (a scripted one); `nil` opens the configuration's interface.
-    private let linkOpener: (@Sendable (_ wake: Int32) throws(ByteStreamFailure) -> any CANLink)?
+    private let linkOpener: (@Sendable (_ wake: Int32) throws(PortFailure) -> any CANLink)?
     private let logger: Logger
     private let shared = Mutex(Shared())
     /// The self-pipe that wakes the thread: a heading came, or the output stops.
@@ -95,7 +95,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     init(
         configuration: Configuration, center: any HeadingEventCenter, metrics: OutputMetrics, registry: PrometheusCollectorRegistry?,
         store: NMEA2000NodeStore?, localNode: NMEA2000LocalNode = NMEA2000LocalNode(),
-        linkOpener: (@Sendable (_ wake: Int32) throws(ByteStreamFailure) -> any CANLink)? = nil, logger: Logger
+        linkOpener: (@Sendable (_ wake: Int32) throws(PortFailure) -> any CANLink)? = nil, logger: Logger
     ) {
         self.configuration = configuration
         self.localNode = localNode
@@ -248,7 +248,7 @@ final class NMEA2000Output: Service, HeadingEventConsumer, Sendable {
     }
 
     private func open(_ state: inout Loop, at now: Duration) {
-        do throws(ByteStreamFailure) {
+        do throws(PortFailure) {
             let link: any CANLink = if let linkOpener {
                 try linkOpener(wake.descriptor)
             } else {

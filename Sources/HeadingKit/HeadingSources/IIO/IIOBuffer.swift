@@ -82,15 +82,15 @@ package final class IIOBuffer {
         // Opened first: the kernel lets one reader have it, so another program's is seen here. It
         // closes when this throws (released).
         let opened: CharacterDevice
-        do throws(CharacterDevice.Failure) {
+        do throws(PortFailure) {
             opened = try CharacterDevice(path: path)
         } catch {
-            switch error {
+            switch error.code {
             // Under the shipped unit /dev holds no device (PrivateDevices=yes).
-            case .missing(let reason): throw Unavailable(reason: "\(path): \(reason)" + Self.dropInHint)
-            case .notCharacterDevice: throw Unavailable(reason: "\(path) is not a character device")
+            case _ where error.isMissing: throw Unavailable(reason: "\(path): \(error.reason)" + Self.dropInHint)
+            case .wrongKind: throw Unavailable(reason: "\(path) is \(error.reason)")
             case .busy: throw Unavailable(reason: "\(path) is in use by another program")
-            case .cannotOpen(let reason, let isRefusal): throw Unavailable(reason: "cannot open \(path): \(reason)" + (isRefusal ? Self.dropInHint : ""))
+            default: throw Unavailable(reason: "cannot open \(path): \(error.reason)" + Self.permissionHint(error))
             }
         }
         // A buffer left enabled by a reader that was killed: its channels cannot change while it is.
@@ -216,7 +216,7 @@ package final class IIOBuffer {
     /// Where the way to the buffer under the shipped unit is told.
     private static let dropInHint = " (under the shipped unit: /usr/share/headingd/drop-ins/iio-buffer.conf and the udev rule it gives; or buffer=false)"
 
-    private static func permissionHint(_ failure: SysfsAttribute.Failure) -> String {
+    private static func permissionHint(_ failure: PortFailure) -> String {
         failure.isRefusal ? dropInHint : ""
     }
 }

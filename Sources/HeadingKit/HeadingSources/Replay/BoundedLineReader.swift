@@ -15,9 +15,6 @@ package final class BoundedLineReader {
         case overlong(number: Int, length: Int)
     }
 
-    /// Why the file could not be opened or read (the port's).
-    package typealias ReadError = ReadableFile.ReadError
-
     private let file: ReadableFile
     private let maximumLineLength: Int
     private var chunk: [UInt8]
@@ -51,9 +48,9 @@ package final class BoundedLineReader {
     ///   - path: The file.
     ///   - maximumLineLength: The longest line kept, in bytes.
     ///   - chunkSize: How much to read at a time.
-    /// - Throws: ``ReadError`` when the file cannot be opened. A directory opens, and its first
+    /// - Throws: ``PortFailure`` when the file cannot be opened. A directory opens, and its first
     ///   read fails with `EISDIR`.
-    package init(path: String, maximumLineLength: Int, chunkSize: Int = 64 * 1024) throws(ReadError) {
+    package init(path: String, maximumLineLength: Int, chunkSize: Int = 64 * 1024) throws(PortFailure) {
         file = try ReadableFile(path: path)
         self.maximumLineLength = maximumLineLength
         self.chunk = [UInt8](repeating: 0, count: chunkSize)
@@ -63,15 +60,15 @@ package final class BoundedLineReader {
     /// Reads up to `count` bytes from the start of the file without consuming them, to inspect its format.
     /// - Parameter count: How many bytes to look at.
     /// - Returns: The bytes.
-    /// - Throws: ``ReadError`` when reading fails.
-    package func peek(_ count: Int) throws(ReadError) -> ArraySlice<UInt8> {
+    /// - Throws: ``PortFailure`` when reading fails.
+    package func peek(_ count: Int) throws(PortFailure) -> ArraySlice<UInt8> {
         while chunkEnd - chunkStart < min(count, chunk.count), !isAtEnd { try fill() }
         return chunk[chunkStart..<min(chunkEnd, chunkStart + count)]
     }
 
     /// The next line, or `nil` at the end of the file.
-    /// - Throws: ``ReadError`` when reading fails.
-    package func next() throws(ReadError) -> Line? {
+    /// - Throws: ``PortFailure`` when reading fails.
+    package func next() throws(PortFailure) -> Line? {
         if !pieces.isEmpty { pieces.removeAll(keepingCapacity: true) }
         lineRange = nil
         var length = 0
@@ -124,7 +121,7 @@ package final class BoundedLineReader {
         return .text(number: lineNumber)
     }
 
-    private func fill() throws(ReadError) {
+    private func fill() throws(PortFailure) {
         if chunkStart > 0 {
             let (start, end) = (chunkStart, chunkEnd)
             // Overlapping regions: copyMemory is a memmove.
@@ -136,7 +133,7 @@ package final class BoundedLineReader {
         let end = chunkEnd
         let file = self.file
         let read = chunk.withUnsafeMutableBytes { buffer in
-            Result { () throws(ReadError) in try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) }
+            Result { () throws(PortFailure) in try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) }
         }
         let count = try read.get()
         if count == 0 { isAtEnd = true } else { chunkEnd += count }

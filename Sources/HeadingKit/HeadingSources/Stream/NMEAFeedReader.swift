@@ -33,8 +33,8 @@ struct NMEAFeedReader: Sendable {
         defer { buffer.deallocate() }
         var announcedFailure: String?
         while !signal.isStopped {
-            let failure: ByteStreamFailure
-            do throws(ByteStreamFailure) {
+            let failure: PortFailure
+            do throws(PortFailure) {
                 let stream = try open()
                 defer { stream.close() }
                 announcedFailure = nil
@@ -63,7 +63,7 @@ struct NMEAFeedReader: Sendable {
         }
     }
 
-    private func open() throws(ByteStreamFailure) -> any ByteStream {
+    private func open() throws(PortFailure) -> any ByteStream {
         if case .serial(let path, .automatic) = configuration.endpoint.transport { return try probe(path) }
         return try configuration.endpoint.transport.open(
             writable: configuration.endpoint.framing == .actisense, connectTimeout: configuration.connectTimeout,
@@ -75,11 +75,11 @@ struct NMEAFeedReader: Sendable {
 
     /// `baud=auto`: listens at each rate in turn until a sentence with a right checksum arrives
     /// (an Actisense message, for `format=actisense`).
-    private func probe(_ path: String) throws(ByteStreamFailure) -> SerialLineStream {
+    private func probe(_ path: String) throws(PortFailure) -> SerialLineStream {
         let line = try SerialLineStream(path: path, baud: NMEAStreamEndpoint.baudRates[0], writable: configuration.endpoint.framing == .actisense)
         let accepting: Set<SerialBaudProbe.Recognised> = configuration.endpoint.framing == .actisense ? [.actisense] : [.nmea0183]
         let found: (rate: Int, recognised: SerialBaudProbe.Recognised)?
-        do throws(ByteStreamFailure) {
+        do throws(PortFailure) {
             found = try SerialBaudProbe.probe(line, slot: configuration.baudProbeTime, accepting: accepting, signal: signal)
         } catch {
             line.close()
@@ -91,7 +91,7 @@ struct NMEAFeedReader: Sendable {
             return line
         }
         line.close()
-        throw ByteStreamFailure(
+        throw PortFailure(
             code: .sourceUnavailable,
             reason: "\(path): no \(accepting.contains(.actisense) ? "Actisense message" : "sentence") with a right checksum at any of \(NMEAStreamEndpoint.baudRates.map(String.init).joined(separator: ", ")) baud"
         )
@@ -102,7 +102,7 @@ struct NMEAFeedReader: Sendable {
     /// exits at start, is retried ever more slowly, not four times a second for ever.
     private func read(
         _ stream: any ByteStream, into buffer: UnsafeMutableRawBufferPointer, backoff: inout ReconnectBackoff
-    ) -> ByteStreamFailure {
+    ) -> PortFailure {
         var hasBytes = false
         let isDatagram = if case .udp = configuration.endpoint.transport { true } else { false }
         var splitters = SenderSplitters(configuration.endpoint.framing, maximumLineLength: configuration.maximumLineLength, isDatagram: isDatagram)
@@ -136,7 +136,7 @@ struct NMEAFeedReader: Sendable {
                     now - lastBytesAt >= timeout
                 {
                     dropPartialLines(&splitters, taps)
-                    return ByteStreamFailure(code: .sourceUnavailable, reason: "\(configuration.endpoint) sent nothing for \(timeout) (no_data_timeout); reconnecting")
+                    return PortFailure(code: .sourceUnavailable, reason: "\(configuration.endpoint) sent nothing for \(timeout) (no_data_timeout); reconnecting")
                 }
             case .ended(let failure):
                 dropPartialLines(&splitters, taps)
@@ -144,7 +144,7 @@ struct NMEAFeedReader: Sendable {
             }
             for tap in taps { tap.feedTick(at: now) }
         }
-        return ByteStreamFailure(code: .sourceUnavailable, reason: "stopped")
+        return PortFailure(code: .sourceUnavailable, reason: "stopped")
     }
 
     /// A connection's partial line is never joined to the next one's bytes: dropped, as a fragment.

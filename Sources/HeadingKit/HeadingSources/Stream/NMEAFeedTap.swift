@@ -12,7 +12,7 @@ package protocol NMEAFeedTap: AnyObject, Sendable {
     func feedReceived(_ piece: FeedPiece, at date: Date)
     /// The transport could not be opened, or ended; `retryIn` is the delay before the next try,
     /// `nil` when there will be none.
-    func feedFailed(_ failure: ByteStreamFailure, retryIn: Double?)
+    func feedFailed(_ failure: PortFailure, retryIn: Double?)
     /// Every piece of one read has been handed over: a source that collected several headings
     /// reports them now, as one batch.
     func feedReadEnded()

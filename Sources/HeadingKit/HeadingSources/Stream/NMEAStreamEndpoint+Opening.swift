@@ -13,10 +13,10 @@ extension NMEAStreamEndpoint.Transport {
     ///   - connectTimeout: How long a TCP connection attempt waits.
     ///   - signal: Ends a connection attempt early.
     ///   - logger: Where a child process's standard error goes.
-    /// - Throws: ``ByteStreamFailure`` naming the device or address and why.
+    /// - Throws: ``PortFailure`` naming the device or address and why.
     package func open(
         writable: Bool = false, connectTimeout: Duration, signal: StopSignal, logger: Logger
-    ) throws(ByteStreamFailure) -> any ByteStream {
+    ) throws(PortFailure) -> any ByteStream {
         switch self {
         case .serial(let path, let baud):
             switch baud {

@@ -25,11 +25,11 @@ package enum SerialBaudProbe {
     ///   - signal: Ends the probe early (then `nil`).
     ///   - trying: Told each rate as it is tried (progress).
     /// - Returns: The rate and what was recognised, or `nil` when nothing was at any rate.
-    /// - Throws: ``ByteStreamFailure`` when the line ends or cannot be set to a rate.
+    /// - Throws: ``PortFailure`` when the line ends or cannot be set to a rate.
     package static func probe(
         _ line: SerialLineStream, rates: [Int] = NMEAStreamEndpoint.baudRates, slot: Duration,
         accepting: Set<Recognised>, signal: StopSignal, trying: (Int) -> Void = { _ in }
-    ) throws(ByteStreamFailure) -> (rate: Int, recognised: Recognised)? {
+    ) throws(PortFailure) -> (rate: Int, recognised: Recognised)? {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
         defer { buffer.deallocate() }
         for rate in rates {

@@ -336,7 +336,7 @@ public final class StreamHeadingSource: HeadingSource, NMEAFeedTap, LineCounting
         return output.report
     }
 
-    package func feedFailed(_ failure: ByteStreamFailure, retryIn: Double?) {
+    package func feedFailed(_ failure: PortFailure, retryIn: Double?) {
         let (isStarted, deny, held): (Bool, Bool, [HeadingFault]) = state.withLock { state in
             state.silence.closed()
             let deny = failure.faultCode == .permissionDenied && state.authorization != .denied
