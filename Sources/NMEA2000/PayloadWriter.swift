@@ -21,32 +21,27 @@ struct PayloadWriter {
     /// Appends an unsigned field of `count` bytes: `field`'s value divided by `scale`, rounded.
     mutating func unsignedField(_ field: NMEA2000Field<Double>, count: Int, scale: Double) {
         let maximum: UInt64 = count >= 8 ? .max : (1 << UInt64(8 * count)) - 1
-        let raw: UInt64
-        switch field {
-        case .notAvailable: raw = maximum
-        case .outOfRange: raw = maximum - 1
-        case .reserved: raw = maximum - 2
-        case .value(let value):
-            let scaled = (value / scale).rounded()
-            // The three values at the top say something else; a negative one has no place either.
-            raw = scaled.isFinite && scaled >= 0 && scaled < Double(maximum - 2) ? UInt64(scaled) : maximum - 1
-        }
-        unsigned(raw, count: count)
+        unsigned(Self.raw(field, scale: scale, lowest: 0, highest: maximum), count: count)
     }
 
     /// Appends a signed field of `count` bytes (two's complement): `field`'s value divided by `scale`, rounded.
     mutating func signedField(_ field: NMEA2000Field<Double>, count: Int, scale: Double) {
         let maximum = (Int64(1) << Int64(8 * count - 1)) - 1
-        let raw: Int64
+        unsigned(UInt64(bitPattern: Self.raw(field, scale: scale, lowest: -maximum, highest: maximum)), count: count)
+    }
+
+    /// The raw number a field from `lowest` to `highest` holds for `field`: the three values at the
+    /// top say not available, out of range and reserved, so a value must stay below them; one the
+    /// field cannot hold (or not finite) is out of range.
+    private static func raw<Raw: FixedWidthInteger>(_ field: NMEA2000Field<Double>, scale: Double, lowest: Raw, highest: Raw) -> Raw {
         switch field {
-        case .notAvailable: raw = maximum
-        case .outOfRange: raw = maximum - 1
-        case .reserved: raw = maximum - 2
+        case .notAvailable: return highest
+        case .outOfRange: return highest - 1
+        case .reserved: return highest - 2
         case .value(let value):
             let scaled = (value / scale).rounded()
-            raw = scaled.isFinite && scaled > Double(-maximum - 1) && scaled < Double(maximum - 2) ? Int64(scaled) : maximum - 1
+            return scaled.isFinite && scaled >= Double(lowest) && scaled < Double(highest - 2) ? Raw(scaled) : highest - 1
         }
-        unsigned(UInt64(bitPattern: raw), count: count)
     }
 
     /// Appends an unsigned angle of 1/10000 radian (a heading) from degrees in `[0, 360)`: one that

@@ -174,7 +174,7 @@ extension DaemonSettings {
             name: "outputs.nmea0183.serial.baud", option: "--nmea-serial-baud", kind: .integer, group: .output,
             field: .integer(\.nmeaSerialBaud), valueName: "n",
             help: "The serial line's baud rate: 4800, 9600, 19200, 38400, 57600 or 115200.") { content in
-            guard case .int(let baud) = content, NMEA0183SerialOutput.baudRates[baud] != nil else {
+            guard case .int(let baud) = content, NMEAStreamEndpoint.baudRates.contains(baud) else {
                 return "must be one of 4800, 9600, 19200, 38400, 57600 and 115200"
             }
             return nil

@@ -5,6 +5,7 @@ import Foundation
 import HeadingKit
 import HeadingKitGPSD
 import HeadingOutputs
+import HeadingPorts
 import Logging
 import NIOCore
 import NIOPosix
@@ -25,12 +26,6 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
         let baud: Int
         let sender: NMEA0183Sender.Configuration
     }
-
-    /// The baud rates headingd sets, with their termios constants.
-    static let baudRates: [Int: speed_t] = [
-        4800: speed_t(B4800), 9600: speed_t(B9600), 19200: speed_t(B19200), 38400: speed_t(B38400),
-        57600: speed_t(B57600), 115200: speed_t(B115200),
-    ]
 
     private let configuration: Configuration
     private let center: any HeadingEventCenter
@@ -77,7 +72,9 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
             var generator = SystemRandomNumberGenerator()
             while !Task.isCancelled {
                 let failure: String
-                switch self.open() {
+                switch Result(catching: { () throws(PortFailure) in
+                    try SerialLineStream.openLine(self.configuration.device, baud: self.configuration.baud, flags: O_WRONLY)
+                }) {
                 case .success(let descriptor):
                     do {
                         let channel = try await NIOPipeBootstrap(group: self.group).takingOwnershipOfDescriptor(output: descriptor).get()
@@ -90,51 +87,22 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
                             channel.close(promise: nil)
                         }
                         self.line.withLock { $0 = nil }
-                        failure = "the device went away"
+                        failure = "\(self.configuration.device): the device went away"
                     } catch {
                         close(descriptor)
-                        failure = "cannot write to it: \(error)"
+                        failure = "\(self.configuration.device): cannot write to it: \(error)"
                     }
-                case .failure(let reason):
-                    failure = reason.description
+                case .failure(let port):
+                    failure = port.reason
                 }
                 guard !Task.isCancelled else { break }
                 let delay = backoff.nextDelay(using: &generator)
                 LineWriter.standardError.write(
-                    "headingd: fault: NMEA 0183 serial output: \(self.configuration.device): \(failure); reopening in \(String(format: "%.2f", delay)) s",
+                    "headingd: fault: NMEA 0183 serial output: \(failure); reopening in \(String(format: "%.2f", delay)) s",
                     priority: .warning
                 )
                 try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             }
         }
-    }
-
-    /// Opens the device and sets it raw, 8N1, at the configured baud rate.
-    private func open() -> Result<CInt, Failure> {
-        let descriptor = Glibc.open(configuration.device, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(Failure(String(cString: strerror(errno)))) }
-        var settings = termios()
-        guard tcgetattr(descriptor, &settings) == 0 else {
-            let reason = "not a serial line (\(String(cString: strerror(errno))))"
-            close(descriptor)
-            return .failure(Failure(reason))
-        }
-        cfmakeraw(&settings)
-        let speed = Self.baudRates[configuration.baud] ?? speed_t(B4800)
-        cfsetospeed(&settings, speed)
-        cfsetispeed(&settings, speed)
-        settings.c_cflag |= tcflag_t(CLOCAL)
-        guard tcsetattr(descriptor, TCSANOW, &settings) == 0 else {
-            let reason = "cannot set \(configuration.baud) baud (\(String(cString: strerror(errno))))"
-            close(descriptor)
-            return .failure(Failure(reason))
-        }
-        return .success(descriptor)
-    }
-
-    /// Why the line could not be opened, in words.
-    private struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
     }
 }

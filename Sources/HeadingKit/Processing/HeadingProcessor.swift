@@ -107,7 +107,7 @@ public final class HeadingProcessor: @unchecked Sendable {
     public func events(
         bufferingPolicy: AsyncStream<HeadingEvent>.Continuation.BufferingPolicy = .bufferingNewest(HeadingProxy.defaultBufferSize)
     ) -> AsyncStream<HeadingEvent> {
-        stream(bufferingPolicy: bufferingPolicy) { $0 }
+        broadcast.stream(bufferingPolicy: bufferingPolicy) { $0 }
     }
 
     /// The delivered headings alone as an async sequence; see ``events(bufferingPolicy:)``.
@@ -116,7 +116,7 @@ public final class HeadingProcessor: @unchecked Sendable {
     public func headings(
         bufferingPolicy: AsyncStream<Heading>.Continuation.BufferingPolicy = .bufferingNewest(HeadingProxy.defaultBufferSize)
     ) -> AsyncStream<Heading> {
-        stream(bufferingPolicy: bufferingPolicy) { $0.heading }
+        broadcast.stream(bufferingPolicy: bufferingPolicy) { $0.heading }
     }
 
     /// The delivered faults alone as an async sequence; see ``events(bufferingPolicy:)``.
@@ -125,14 +125,7 @@ public final class HeadingProcessor: @unchecked Sendable {
     public func faults(
         bufferingPolicy: AsyncStream<HeadingFault>.Continuation.BufferingPolicy = .bufferingNewest(HeadingProxy.defaultBufferSize)
     ) -> AsyncStream<HeadingFault> {
-        stream(bufferingPolicy: bufferingPolicy) { $0.fault }
-    }
-
-    private func stream<Element: Sendable>(
-        bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
-        transform: @escaping @Sendable (HeadingEvent) -> Element?
-    ) -> AsyncStream<Element> {
-        broadcast.stream(bufferingPolicy: bufferingPolicy, transform: transform)
+        broadcast.stream(bufferingPolicy: bufferingPolicy) { $0.fault }
     }
 
     /// The name of the source headings are delivered from, once one has delivered.

@@ -182,7 +182,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     public func events(
         bufferingPolicy: AsyncStream<HeadingEvent>.Continuation.BufferingPolicy = .bufferingNewest(defaultBufferSize)
     ) -> AsyncStream<HeadingEvent> {
-        stream(bufferingPolicy: bufferingPolicy) { $0 }
+        broadcast.stream(bufferingPolicy: bufferingPolicy) { $0 }
     }
 
     /// The headings alone as an async sequence, buffered for a slow consumer as `bufferingPolicy` says.
@@ -195,7 +195,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     public func headings(
         bufferingPolicy: AsyncStream<Heading>.Continuation.BufferingPolicy = .bufferingNewest(defaultBufferSize)
     ) -> AsyncStream<Heading> {
-        stream(bufferingPolicy: bufferingPolicy) { $0.heading }
+        broadcast.stream(bufferingPolicy: bufferingPolicy) { $0.heading }
     }
 
     /// The faults alone as an async sequence, buffered for a slow consumer as `bufferingPolicy` says.
@@ -208,14 +208,7 @@ public final class HeadingProxy: HeadingSourceDelegate, @unchecked Sendable {
     public func faults(
         bufferingPolicy: AsyncStream<HeadingFault>.Continuation.BufferingPolicy = .bufferingNewest(defaultBufferSize)
     ) -> AsyncStream<HeadingFault> {
-        stream(bufferingPolicy: bufferingPolicy) { $0.fault }
-    }
-
-    private func stream<Element: Sendable>(
-        bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy,
-        transform: @escaping @Sendable (HeadingEvent) -> Element?
-    ) -> AsyncStream<Element> {
-        broadcast.stream(bufferingPolicy: bufferingPolicy, transform: transform)
+        broadcast.stream(bufferingPolicy: bufferingPolicy) { $0.fault }
     }
 
     /// Calls `receive` with every event the publisher sends, in the same turn, until the returned

@@ -22,18 +22,31 @@ package final class SerialLineStream: ByteStream {
     /// - Parameter writable: Whether the line is opened for writing too (an NGT-1 is sent its start-up message).
     package init(path: String, baud: Int, writable: Bool = false) throws(PortFailure) {
         self.path = path
-        descriptor = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        descriptor = try Self.openLine(path, baud: baud, flags: writable ? O_RDWR : O_RDONLY)
+    }
+
+    /// Opens `path` without waiting and sets it raw, 8N1, receiver on, modem lines ignored, at
+    /// `baud`: the one opener of a serial line, for this stream and for a writer that hands the
+    /// descriptor to its own event loop (the NMEA 0183 serial output).
+    /// - Parameters:
+    ///   - path: The device.
+    ///   - baud: One of ``NMEAStreamEndpoint/baudRates``.
+    ///   - flags: `O_RDONLY`, `O_WRONLY` or `O_RDWR` (`O_NOCTTY`, `O_NONBLOCK` and `O_CLOEXEC` are added).
+    /// - Returns: The open descriptor: the caller closes it.
+    /// - Throws: ``PortFailure`` naming the device and why.
+    package static func openLine(_ path: String, baud: Int, flags: Int32) throws(PortFailure) -> Int32 {
+        let descriptor = open(path, flags | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let error = errno
             throw .system(error, "cannot open \(path)", otherwise: error == ENOENT || error == ENODEV || error == ENXIO ? .deviceLost : .sourceUnavailable)
         }
         do throws(PortFailure) {
-            try setSpeed(baud)
+            try configure(descriptor, path: path, baud: baud)
         } catch {
             Glibc.close(descriptor)
-            descriptor = -1
             throw error
         }
+        return descriptor
     }
 
     deinit { close() }
@@ -45,13 +58,15 @@ package final class SerialLineStream: ByteStream {
 
     /// Sets the line raw, 8N1, at `baud` (one of ``NMEAStreamEndpoint/baudRates``), and drops
     /// what was received at the old speed.
-    package func setSpeed(_ baud: Int) throws(PortFailure) {
+    package func setSpeed(_ baud: Int) throws(PortFailure) { try Self.configure(descriptor, path: path, baud: baud) }
+
+    private static func configure(_ descriptor: Int32, path: String, baud: Int) throws(PortFailure) {
         var settings = termios()
         guard tcgetattr(descriptor, &settings) == 0 else {
             throw PortFailure(code: .sourceUnavailable, reason: "\(path) is not a serial line (\(String(cString: strerror(errno))))")
         }
         cfmakeraw(&settings)
-        let speed = Self.speed(baud)
+        let speed = speed(baud)
         cfsetispeed(&settings, speed)
         cfsetospeed(&settings, speed)
         settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
