@@ -122,12 +122,24 @@ struct ConfigurationTests {
         expected["status.enabled"] = "true"
         #expect(effective(daemon) == expected)
         #expect(effective(daemon).count == 66)  // every key but position, which is unset by default
-        // The shipped file documents every setting headingd prints.
+        // The shipped file shows every setting headingd prints, in its table, with the default its
+        // declaration gives (a default changed in the code and not here fails): the commented
+        // `#key = VALUE` lines are the declarations' values, byte for byte as --check-config writes them.
         let text = try String(contentsOfFile: shipped, encoding: .utf8)
-        for key in effective(defaults).keys {
-            let name = key.split(separator: ".").last!
-            #expect(text.contains("#\(name) = ") || text.contains("\n\(name) = "), "the shipped file does not document \(key)")
+        var shown: [String: [String]] = [:]
+        var table = ""
+        for line in text.split(separator: "\n").map(String.init) {
+            if line.hasPrefix("[") { table = line.dropFirst().dropLast() + "." }
+            let setting = line.hasPrefix("#") ? String(line.dropFirst()) : line
+            let parts = setting.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let isKey = parts.count == 2 && !parts[0].isEmpty && parts[0].allSatisfy { $0.isLowercase || $0 == "_" }
+            if isKey { shown[table + parts[0], default: []].append(parts[1]) }
         }
+        let set = ["source": #""gpsd""#, "format": expected["format"]!, "status.enabled": "true"]  // as written
+        for (key, value) in effective(defaults) {
+            #expect(shown[key]?.contains(set[key] ?? value) == true, "the shipped file shows \(key) as \(shown[key] ?? []), not its default \(value)")
+        }
+        #expect(shown.keys.filter { effective(defaults)[$0] == nil }.sorted() == ["position"], "the shipped file shows settings headingd does not have")
     }
 
     @Test(arguments: [

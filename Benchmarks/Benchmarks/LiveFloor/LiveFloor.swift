@@ -39,8 +39,11 @@ struct LiveFloor {
         let endpoint = try GPSDEndpoint(parsing: CommandLine.arguments[1])
         let center = NotificationCenter()
         let observation = center.addHeadingEventObserver { event in
-            guard case .heading(let heading) = event, let degrees = heading.trueHeading else { return }
-            var line = String(format: "%.1f\n", degrees)
+            guard case .heading(let heading) = event, let degrees = heading.trueHeading, degrees.isFinite else { return }
+            // Tenths of a degree as integers: the cheapest text that says the heading, so that the
+            // floor's line costs less than any formatter's (String(format:) would cost more than the post).
+            let tenths = Int((degrees * 10).rounded())
+            var line = "\(tenths / 10).\(tenths % 10)\n"
             line.withUTF8 { bytes in _ = write(STDOUT_FILENO, bytes.baseAddress, bytes.count) }
         }
         let poster = Poster(center: center)
