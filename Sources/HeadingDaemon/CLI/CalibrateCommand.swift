@@ -81,7 +81,7 @@ struct CalibrateCommand: ParsableCommand {
         }
         let watch = IIOReadWatch()
         let instruments: IIOInstruments
-        do throws(IIOChannels.Failure) {
+        do throws(IIOFailure) {
             instruments = try IIOInstruments(endpoint: endpoint, gyroscope: false, watch: watch)
         } catch {
             fail(error.reason + (error.code == .permissionDenied && geteuid() != 0 ? " (run as root, or as a user the device's udev rule lets read it)" : ""), status: 69)
@@ -126,7 +126,7 @@ struct CalibrateCommand: ParsableCommand {
         let period = Duration.seconds(1 / endpoint.rate)
         var next = start
         while !Self.interruptFlag.load(ordering: .relaxed), ContinuousClock.now - start < .seconds(timeout) {
-            do throws(IIOChannels.Failure) {
+            do throws(IIOFailure) {
                 let field = try magnetometer.read() * 100
                 let acceleration = try accelerometer?.read()
                 calibrator.add(field: field, acceleration: acceleration)

@@ -242,7 +242,7 @@ struct ScanListener: Sendable {
         let started = ContinuousClock.now
         var finding = ScanFinding(candidate: candidate, outcome: .silent, format: "iio", seconds: 0)
         defer { finding.seconds = (ContinuousClock.now - started).seconds }
-        do throws(IIOChannels.Failure) {
+        do throws(IIOFailure) {
             // The accelerometer and gyroscope are opened too: one that cannot be is said here.
             let instruments = try IIOInstruments(endpoint: endpoint, watch: watch)
             let choice = instruments.choice

@@ -15,20 +15,13 @@ import HeadingPorts
 /// when it has none (its own, `NAME-devN` or another named after the chip: one its interrupt
 /// drives) and enables the buffer; closing it disables the buffer and the channels it enabled. A
 /// device that cannot (no buffer, no trigger, a `/sys` this user may not write) throws
-/// ``Unavailable``, and the source reads it directly, saying why.
+/// ``IIOFailure/bufferUnavailable(_:)``, and the source reads it directly, saying why.
 ///
 /// Reads never wait (`O_NONBLOCK`; the caller waits in `poll(2)` on ``descriptor``) and keep a
 /// scan cut between two reads for the next. Bounded: at most 64 scans are taken a read.
 ///
 /// Not Sendable: a reader thread owns it.
 package final class IIOBuffer {
-    /// Why a device is read directly instead, for the log.
-    package struct Unavailable: Error, Sendable, CustomStringConvertible {
-        /// A sentence for a person.
-        package let reason: String
-        package var description: String { reason }
-    }
-
     /// One whole scan.
     package typealias Scan = IIOScanAssembler.Scan
 
@@ -65,19 +58,19 @@ package final class IIOBuffer {
     ///   - trigger: The trigger to give it, by name (an administrator's `hrtimer` trigger); `nil` for its own.
     ///   - devices: The directory its triggers are in, `/sys/bus/iio/devices`.
     ///   - nodes: The directory of the character devices, `/dev`.
-    /// - Throws: ``Unavailable`` naming what is missing or refused.
+    /// - Throws: ``IIOFailure``, a buffer unavailable, naming what is missing or refused.
     package init(
         device: IIODevice, types: [IIODevice.ChannelType], rate: Double, trigger named: String? = nil, devices: String = IIOEndpoint.systemRoot, nodes: String = "/dev"
-    ) throws(Unavailable) {
+    ) throws(IIOFailure) {
         self.device = device
         self.types = types
         let directory = device.directory
         let elements = directory + "/scan_elements"
         let names = types.flatMap { type in ["x", "y", "z"].map { "in_\(type.rawValue)_\($0)" } }
         for name in names where SysfsAttribute.contents("\(elements)/\(name)_en") == nil {
-            throw Unavailable(reason: "its driver has no buffer for it (no scan_elements/\(name)_en)")
+            throw IIOFailure.bufferUnavailable("its driver has no buffer for it (no scan_elements/\(name)_en)")
         }
-        guard SysfsAttribute.contents(directory + "/buffer/enable") != nil else { throw Unavailable(reason: "its driver has no buffer/enable") }
+        guard SysfsAttribute.contents(directory + "/buffer/enable") != nil else { throw IIOFailure.bufferUnavailable("its driver has no buffer/enable") }
         let path = "\(nodes)/\(device.id)"
         // Opened first: the kernel lets one reader have it, so another program's is seen here. It
         // closes when this throws (released).
@@ -87,19 +80,19 @@ package final class IIOBuffer {
         } catch {
             switch error.code {
             // Under the shipped unit /dev holds no device (PrivateDevices=yes).
-            case _ where error.isMissing: throw Unavailable(reason: "\(path): \(error.reason)" + Self.dropInHint)
-            case .wrongKind: throw Unavailable(reason: "\(path) is \(error.reason)")
-            case .busy: throw Unavailable(reason: "\(path) is in use by another program")
-            default: throw Unavailable(reason: "cannot open \(path): \(error.reason)" + Self.permissionHint(error))
+            case _ where error.isMissing: throw IIOFailure.bufferUnavailable("\(path): \(error.reason)" + Self.dropInHint)
+            case .wrongKind: throw IIOFailure.bufferUnavailable("\(path) is \(error.reason)")
+            case .busy: throw IIOFailure.bufferUnavailable("\(path) is in use by another program")
+            default: throw IIOFailure.bufferUnavailable("cannot open \(path): \(error.reason)" + Self.permissionHint(error))
             }
         }
         // A buffer left enabled by a reader that was killed: its channels cannot change while it is.
         if Self.number(at: directory + "/buffer/enable") == 1, let failure = SysfsAttribute.write("0", to: directory + "/buffer/enable") {
-            throw Unavailable(reason: "its buffer was left enabled and cannot be disabled: \(failure)\(Self.permissionHint(failure))")
+            throw IIOFailure.bufferUnavailable("its buffer was left enabled and cannot be disabled: \(failure)\(Self.permissionHint(failure))")
         }
         // The axes and the timestamp; what another program left enabled stays in the layout.
         var enabled: [String] = []
-        do throws(Unavailable) {
+        do throws(IIOFailure) {
             // Before anything is written: a device with no trigger (the usual reason) is left as it was.
             let trigger = try Self.trigger(for: device, named: named, devices: devices)
             frequency = IIOSamplingFrequency.adjust(device, for: rate, factor: 1)
@@ -107,7 +100,7 @@ package final class IIOBuffer {
                 let path = "\(elements)/\(name)_en"
                 guard SysfsAttribute.contents(path) != nil, Self.number(at: path) != 1 else { continue }
                 if let failure = SysfsAttribute.write("1", to: path) {
-                    throw Unavailable(reason: "cannot enable scan_elements/\(name)_en: \(failure)\(Self.permissionHint(failure))")
+                    throw IIOFailure.bufferUnavailable("cannot enable scan_elements/\(name)_en: \(failure)\(Self.permissionHint(failure))")
                 }
                 enabled.append(name)
             }
@@ -115,14 +108,14 @@ package final class IIOBuffer {
             do throws(IIOScanError) {
                 assembler = try IIOScanAssembler(layout: layout, types: types)
             } catch {
-                throw Unavailable(reason: "its scan once enabled: \(error.reason)")
+                throw IIOFailure.bufferUnavailable("its scan once enabled: \(error.reason)")
             }
             if let trigger, let failure = SysfsAttribute.write(trigger, to: directory + "/trigger/current_trigger") {
-                throw Unavailable(reason: "cannot set trigger/current_trigger to \(trigger): \(failure)\(Self.permissionHint(failure))")
+                throw IIOFailure.bufferUnavailable("cannot set trigger/current_trigger to \(trigger): \(failure)\(Self.permissionHint(failure))")
             }
             self.trigger = trigger
             if let failure = SysfsAttribute.write("1", to: directory + "/buffer/enable") {
-                throw Unavailable(reason: "cannot enable buffer/enable: \(failure)\(Self.permissionHint(failure))")
+                throw IIOFailure.bufferUnavailable("cannot enable buffer/enable: \(failure)\(Self.permissionHint(failure))")
             }
         } catch {
             Self.disable(enabled, in: elements)
@@ -157,50 +150,50 @@ package final class IIOBuffer {
     // MARK: Opening
 
     /// The layout of every enabled channel in `elements`.
-    private static func layout(in elements: String) throws(Unavailable) -> IIOScanLayout {
+    private static func layout(in elements: String) throws(IIOFailure) -> IIOScanLayout {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: elements) else {
-            throw Unavailable(reason: "cannot list \(elements)")
+            throw IIOFailure.bufferUnavailable("cannot list \(elements)")
         }
         var channels: [(name: String, index: Int, type: IIOScanType)] = []
         for file in names.sorted().prefix(512) where file.hasSuffix("_en") {
             let name = String(file.dropLast(3))
             guard number(at: "\(elements)/\(file)") == 1 else { continue }
             guard let index = number(at: "\(elements)/\(name)_index").flatMap({ Int(exactly: $0) }) else {
-                throw Unavailable(reason: "scan_elements/\(name)_index is not a number")
+                throw IIOFailure.bufferUnavailable("scan_elements/\(name)_index is not a number")
             }
-            guard let bytes = SysfsAttribute.contents("\(elements)/\(name)_type") else { throw Unavailable(reason: "scan_elements/\(name)_type cannot be read") }
+            guard let bytes = SysfsAttribute.contents("\(elements)/\(name)_type") else { throw IIOFailure.bufferUnavailable("scan_elements/\(name)_type cannot be read") }
             do throws(IIOScanError) {
                 channels.append((name, index, try IIOScanType(parsing: bytes)))
             } catch {
-                throw Unavailable(reason: "scan_elements/\(name)_type: \(error.reason)")
+                throw IIOFailure.bufferUnavailable("scan_elements/\(name)_type: \(error.reason)")
             }
         }
         do throws(IIOScanError) {
             return try IIOScanLayout(channels)
         } catch {
-            throw Unavailable(reason: "its scan: \(error.reason)")
+            throw IIOFailure.bufferUnavailable("its scan: \(error.reason)")
         }
     }
 
     /// The trigger to give `device`: the one `named` (unless it has it), else, when it has none,
     /// its own (`NAME-devN`) or one named after its chip; `nil` when it needs none (no `trigger/`)
     /// or has the one wanted.
-    private static func trigger(for device: IIODevice, named: String?, devices: String) throws(Unavailable) -> String? {
+    private static func trigger(for device: IIODevice, named: String?, devices: String) throws(IIOFailure) -> String? {
         guard let bytes = SysfsAttribute.contents(device.directory + "/trigger/current_trigger") else { return nil }
         let current = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let triggers = ((try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []).filter { $0.hasPrefix("trigger") }.sorted().prefix(64)
         let names = triggers.compactMap { IIODevice.text("\(devices)/\($0)/name") }
         if let named {
             guard current != named else { return nil }
-            guard names.contains(named) else { throw Unavailable(reason: "no trigger named \(named) (trigger=): \(names.isEmpty ? "none at all" : names.joined(separator: ", "))") }
+            guard names.contains(named) else { throw IIOFailure.bufferUnavailable("no trigger named \(named) (trigger=): \(names.isEmpty ? "none at all" : names.joined(separator: ", "))") }
             return named
         }
         guard current.isEmpty else { return nil }
         let chip = device.name ?? device.id
         let own = "\(chip)-dev\(device.number)"
         guard let chosen = names.first(where: { $0 == own }) ?? names.first(where: { $0.hasPrefix(chip + "-") }) else {
-            throw Unavailable(
-                reason: "it has no trigger (none named \(own) or \(chip)-…: its data-ready interrupt not wired; an hrtimer trigger made in configfs is named with trigger=)")
+            throw IIOFailure.bufferUnavailable(
+                "it has no trigger (none named \(own) or \(chip)-…: its data-ready interrupt not wired; an hrtimer trigger made in configfs is named with trigger=)")
         }
         return chosen
     }

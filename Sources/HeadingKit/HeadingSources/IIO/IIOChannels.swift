@@ -11,15 +11,6 @@ import HeadingPorts
 ///
 /// Not Sendable: a reader thread owns it. The descriptors close when it goes.
 package final class IIOChannels {
-    /// What went wrong reading.
-    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        /// The fault it is.
-        package let code: HeadingFault.Code
-        /// A sentence for a person.
-        package let reason: String
-        package var description: String { reason }
-    }
-
     /// The device read.
     package let device: IIODevice
     /// The channel type read.
@@ -42,13 +33,13 @@ package final class IIOChannels {
     /// - Parameters:
     ///   - device: The device.
     ///   - type: The channel type.
-    /// - Throws: ``Failure``: `permissionDenied` when this user may not read the files,
+    /// - Throws: ``IIOFailure``: `permissionDenied` when this user may not read the files,
     ///   `deviceLost` when they are gone, `malformedInput` when an attribute is not a number.
-    package init(device: IIODevice, type: IIODevice.ChannelType) throws(Failure) {
+    package init(device: IIODevice, type: IIODevice.ChannelType) throws(IIOFailure) {
         self.device = device
         self.type = type
         let base = "\(device.directory)/in_\(type.rawValue)"
-        func attribute(_ name: String, default value: Double) throws(Failure) -> Vector3 {
+        func attribute(_ name: String, default value: Double) throws(IIOFailure) -> Vector3 {
             var axes: [Double] = []
             for axis in ["x", "y", "z"] {
                 var found: Double?
@@ -56,7 +47,7 @@ package final class IIOChannels {
                 for path in ["\(base)_\(axis)_\(name)", "\(base)_\(name)"] {
                     guard let bytes = SysfsAttribute.contents(path) else { continue }
                     guard let number = IIOValue.parse(bytes) else {
-                        throw Failure(code: .malformedInput, reason: "\(path) holds '\(Self.shown(bytes))', not a number")
+                        throw IIOFailure(code: .malformedInput, reason: "\(path) holds '\(Self.shown(bytes))', not a number")
                     }
                     found = number
                     break
@@ -71,7 +62,7 @@ package final class IIOChannels {
         for path in ["\(base)_mount_matrix", "\(device.directory)/in_mount_matrix", "\(device.directory)/mount_matrix"] {
             guard let bytes = SysfsAttribute.contents(path) else { continue }
             guard let read = IIOValue.matrix(bytes), read.isFinite else {
-                throw Failure(code: .malformedInput, reason: "\(path) holds '\(Self.shown(bytes))', not a mount matrix (a, b, c; d, e, f; g, h, i)")
+                throw IIOFailure(code: .malformedInput, reason: "\(path) holds '\(Self.shown(bytes))', not a mount matrix (a, b, c; d, e, f; g, h, i)")
             }
             matrix = read
             break
@@ -86,7 +77,7 @@ package final class IIOChannels {
                 for open in descriptors { RegularFile.close(open) }
                 descriptors = []
                 let refused = failure.isRefusal
-                throw Failure(
+                throw IIOFailure(
                     code: refused ? .permissionDenied : .deviceLost,
                     reason: "cannot open \(LogText.printable(path)): \(failure.reason)"
                         + (refused ? " (a udev rule can make them readable: RUN+=\"/bin/sh -c 'chmod a+r /sys%p/in_*_raw'\")" : "")
@@ -101,9 +92,9 @@ package final class IIOChannels {
 
     /// Reads the three axes now, in the device frame.
     /// - Returns: The vector.
-    /// - Throws: ``Failure``: `deviceLost` when the device is gone (unbound, unplugged),
+    /// - Throws: ``IIOFailure``: `deviceLost` when the device is gone (unbound, unplugged),
     ///   `malformedInput` when a file holds no number.
-    package func read() throws(Failure) -> Vector3 {
+    package func read() throws(IIOFailure) -> Vector3 {
         var raw = (0.0, 0.0, 0.0)
         for index in 0..<3 {
             watch?.begin(paths[index])
@@ -116,7 +107,7 @@ package final class IIOChannels {
             case .failure(let failure): throw lost(index, failure.reason)
             }
             guard count < buffer.count, let value = IIOValue.parse(buffer[..<count]) else {
-                throw Failure(
+                throw IIOFailure(
                     code: .malformedInput,
                     reason: "\(device): in_\(type.rawValue)_\(["x", "y", "z"][index])_raw holds '\(Self.shown(buffer[..<count]))', not a number"
                 )
@@ -130,8 +121,8 @@ package final class IIOChannels {
         return value(raw: Vector3(x: raw.0, y: raw.1, z: raw.2))
     }
 
-    private func lost(_ index: Int, _ reason: String) -> Failure {
-        Failure(code: .deviceLost, reason: "\(device) stopped answering: in_\(type.rawValue)_\(["x", "y", "z"][index])_raw: \(reason)")
+    private func lost(_ index: Int, _ reason: String) -> IIOFailure {
+        IIOFailure(code: .deviceLost, reason: "\(device) stopped answering: in_\(type.rawValue)_\(["x", "y", "z"][index])_raw: \(reason)")
     }
 
     /// The value of raw axes: (raw + offset) × scale, turned into the device frame.

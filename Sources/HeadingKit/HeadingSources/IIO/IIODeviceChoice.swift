@@ -15,16 +15,16 @@ package struct IIODeviceChoice: Sendable {
     /// Finds the devices.
     /// - Parameter endpoint: What to look for, and where.
     /// - Throws: ``IIOChannels/Failure`` (`sourceUnavailable`) saying what is missing.
-    package init(endpoint: IIOEndpoint) throws(IIOChannels.Failure) {
+    package init(endpoint: IIOEndpoint) throws(IIOFailure) {
         let devices = IIODevice.all(under: endpoint.root)
-        func named(_ specification: String, _ type: IIODevice.ChannelType, _ what: String) throws(IIOChannels.Failure) -> IIODevice {
+        func named(_ specification: String, _ type: IIODevice.ChannelType, _ what: String) throws(IIOFailure) -> IIODevice {
             guard let device = devices.first(where: { $0.isNamed(specification) }) else {
                 let seen = devices.isEmpty ? "none" : LogText.list(devices.lazy.map(\.description))
-                throw IIOChannels.Failure(
+                throw IIOFailure(
                     code: .sourceUnavailable, reason: "no IIO device '\(LogText.printable(specification))' under \(LogText.printable(endpoint.root)) (devices: \(seen))")
             }
             guard device.types.contains(type) else {
-                throw IIOChannels.Failure(code: .sourceUnavailable, reason: "\(device) under \(LogText.printable(endpoint.root)) is no \(what) (no in_\(type.rawValue)_x_raw, _y_, _z_)")
+                throw IIOFailure(code: .sourceUnavailable, reason: "\(device) under \(LogText.printable(endpoint.root)) is no \(what) (no in_\(type.rawValue)_x_raw, _y_, _z_)")
             }
             return device
         }
@@ -35,7 +35,7 @@ package struct IIODeviceChoice: Sendable {
             magnetometer = first
         } else {
             let seen = devices.isEmpty ? "no IIO devices" : "devices: " + LogText.list(devices.lazy.map(\.description))
-            throw IIOChannels.Failure(code: .sourceUnavailable, reason: "no magnetometer under \(LogText.printable(endpoint.root)) (\(seen))")
+            throw IIOFailure(code: .sourceUnavailable, reason: "no magnetometer under \(LogText.printable(endpoint.root)) (\(seen))")
         }
         /// The device of a type beside the magnetometer: itself, one with the same parent, or the only one.
         func beside(_ type: IIODevice.ChannelType) -> IIODevice? {

@@ -20,12 +20,12 @@ package struct IIOInstruments {
     ///   - gyroscope: Whether the gyroscope is opened too (a calibration has no use for it).
     ///   - watch: Told which attribute each read is reading, so that one that never answers can be named.
     /// - Throws: ``IIOChannels/Failure``: what is missing or cannot be read, with the system's reason.
-    package init(endpoint: IIOEndpoint, gyroscope: Bool = true, watch: IIOReadWatch? = nil) throws(IIOChannels.Failure) {
+    package init(endpoint: IIOEndpoint, gyroscope: Bool = true, watch: IIOReadWatch? = nil) throws(IIOFailure) {
         choice = try IIODeviceChoice(endpoint: endpoint)
         magnetometer = try IIOChannels(device: choice.magnetometer, type: .magnetometer)
-        accelerometer = try choice.accelerometer.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .accelerometer) }
+        accelerometer = try choice.accelerometer.map { device throws(IIOFailure) in try IIOChannels(device: device, type: .accelerometer) }
         self.gyroscope = gyroscope
-            ? try choice.gyroscope.map { device throws(IIOChannels.Failure) in try IIOChannels(device: device, type: .gyroscope) }
+            ? try choice.gyroscope.map { device throws(IIOFailure) in try IIOChannels(device: device, type: .gyroscope) }
             : nil
         for channels in [magnetometer, accelerometer, self.gyroscope].compactMap({ $0 }) { channels.watch = watch }
     }

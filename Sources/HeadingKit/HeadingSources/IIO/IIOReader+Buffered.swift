@@ -21,7 +21,7 @@ extension IIOReader {
         /// The source stopped.
         case stopped
         /// A device stopped answering: looked for again.
-        case lost(IIOChannels.Failure)
+        case lost(IIOFailure)
         /// The magnetometer's buffer gave no scan in time (a trigger that never fires): direct reads instead.
         case noScans(String)
     }
@@ -67,7 +67,7 @@ extension IIOReader {
                 adjustSamplingFrequencies([entry.device], rate: endpoint.rate)
                 continue
             }
-            do throws(IIOBuffer.Unavailable) {
+            do throws(IIOFailure) {
                 let buffer = try IIOBuffer(device: entry.device, types: entry.types, rate: entry.rate, trigger: endpoint.trigger)
                 report(buffer.frequency, of: entry.device, rate: entry.rate, forScans: true)
                 opened.append(buffer)
@@ -93,7 +93,7 @@ extension IIOReader {
         _ buffers: Buffers, instruments: IIOInstruments, origin: ContinuousClock.Instant,
         tick: (ContinuousClock.Instant) -> Void,
         take: (Vector3, Vector3?, Vector3?, Double, ContinuousClock.Instant) -> Void,
-        malformed: (IIOChannels.Failure, ContinuousClock.Instant) -> Void
+        malformed: (IIOFailure, ContinuousClock.Instant) -> Void
     ) -> BufferedEnd {
         let deadlines = Self.scanDeadlines(rate: configuration.endpoint.rate)
         var lastScan: ContinuousClock.Instant?
@@ -124,12 +124,12 @@ extension IIOReader {
                     }
                     if scan.magnetometer != nil { magnetometerScans.append(scan) }
                 }
-                if let failure { return .lost(IIOChannels.Failure(code: .deviceLost, reason: "\(failure)")) }
+                if let failure { return .lost(IIOFailure(code: .deviceLost, reason: "\(failure)")) }
             }
             guard !magnetometerScans.isEmpty else {
                 if let lastScan {
                     if now - lastScan > .seconds(deadlines.later) {
-                        return .lost(IIOChannels.Failure(
+                        return .lost(IIOFailure(
                             code: .deviceLost, reason: "\(buffers.magnetometer.device) has given no scan for \(Int(deadlines.later)) s (its trigger stopped?)"))
                     }
                 } else if now - enabled > .seconds(deadlines.first) {
@@ -141,7 +141,7 @@ extension IIOReader {
             // A device without a buffer is read once for the scans of this wait.
             var directAcceleration: Vector3?
             var directRotation: Vector3?
-            do throws(IIOChannels.Failure) {
+            do throws(IIOFailure) {
                 for channels in direct {
                     if channels.type == .accelerometer { directAcceleration = try channels.read() } else { directRotation = try channels.read() }
                 }

@@ -49,7 +49,7 @@ struct IIOReader: Sendable {
         let period = 1 / endpoint.rate
         while !signal.isStopped {
             let instruments: IIOInstruments
-            do throws(IIOChannels.Failure) {
+            do throws(IIOFailure) {
                 instruments = try IIOInstruments(endpoint: endpoint, watch: watch)
             } catch {
                 let delay = backoff.nextDelay(using: &generator)
@@ -143,7 +143,7 @@ struct IIOReader: Sendable {
                 }
             }
             /// A device that stopped answering: said (a reason that repeats, once a minute), and looked for again after the backoff.
-            func lost(_ error: IIOChannels.Failure, at now: ContinuousClock.Instant) {
+            func lost(_ error: IIOFailure, at now: ContinuousClock.Instant) {
                 for summary in floods.flush(at: now) { deliver(.fault(summary)) }
                 let delay = backoff.nextDelay(using: &generator)
                 if let reason = retries.admit(error.reason, at: .now) {
@@ -154,7 +154,7 @@ struct IIOReader: Sendable {
             func tick(at now: ContinuousClock.Instant) {
                 for summary in floods.tick(at: now).summaries { deliver(.fault(summary)) }
             }
-            func malformed(_ error: IIOChannels.Failure, at now: ContinuousClock.Instant) {
+            func malformed(_ error: IIOFailure, at now: ContinuousClock.Instant) {
                 deliver(floods.admit(HeadingFault(code: .malformedInput, source: name, reason: error.reason), at: now).map { .fault($0) })
             }
             // Whole scans from the kernel's buffer where the magnetometer can give them; else, or
@@ -176,7 +176,7 @@ struct IIOReader: Sendable {
             while !signal.isStopped {
                 let now = ContinuousClock.now
                 tick(at: now)
-                do throws(IIOChannels.Failure) {
+                do throws(IIOFailure) {
                     // The IIO ABI gives the field in gauss: 100 µT each, the unit of calibrations.
                     let raw = try magnetometer.read() * 100
                     let deviceAcceleration = try accelerometer?.read()
