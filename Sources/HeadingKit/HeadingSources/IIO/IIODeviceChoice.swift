@@ -14,7 +14,7 @@ package struct IIODeviceChoice: Sendable {
 
     /// Finds the devices.
     /// - Parameter endpoint: What to look for, and where.
-    /// - Throws: ``IIOChannels/Failure`` (`sourceUnavailable`) saying what is missing.
+    /// - Throws: ``IIOFailure`` (`sourceUnavailable`) saying what is missing.
     package init(endpoint: IIOEndpoint) throws(IIOFailure) {
         let devices = IIODevice.all(under: endpoint.root)
         func named(_ specification: String, _ type: IIODevice.ChannelType, _ what: String) throws(IIOFailure) -> IIODevice {

@@ -19,7 +19,7 @@ package struct IIOInstruments {
     ///   - endpoint: What to look for, and where.
     ///   - gyroscope: Whether the gyroscope is opened too (a calibration has no use for it).
     ///   - watch: Told which attribute each read is reading, so that one that never answers can be named.
-    /// - Throws: ``IIOChannels/Failure``: what is missing or cannot be read, with the system's reason.
+    /// - Throws: ``IIOFailure``: what is missing or cannot be read, with the system's reason.
     package init(endpoint: IIOEndpoint, gyroscope: Bool = true, watch: IIOReadWatch? = nil) throws(IIOFailure) {
         choice = try IIODeviceChoice(endpoint: endpoint)
         magnetometer = try IIOChannels(device: choice.magnetometer, type: .magnetometer)
