@@ -130,14 +130,20 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Calibra
         var connectionState = ConnectionState.idle
         var authorization = HeadingAuthorizationStatus.notDetermined
         var readers = RunningReaders()
-        var observers: [Int: AsyncStream<ConnectionState>.Continuation] = [:]
+        var observers: [Int: ConnectionStateObserver] = [:]
         var nextObserver = 0
+        /// Counts the connection's changes: a stream is never given a state older than one it had.
+        var generation = 0
         var lineCounts = LineCounts()
         var calibration: CalibrationStatus?
 
-        /// Forgets the observers whose streams ended.
-        mutating func removeObservers(in ended: EndedStreams) {
-            for key in ended.take() { observers.removeValue(forKey: key) }
+        /// Records a new connection state; the change to deliver once the lock is released, or
+        /// `nil` when it is the state already.
+        mutating func change(to connectionState: ConnectionState) -> ConnectionStateChange? {
+            guard self.connectionState != connectionState else { return nil }
+            self.connectionState = connectionState
+            generation += 1
+            return ConnectionStateChange(state: connectionState, generation: generation, observers: Array(observers.values))
         }
     }
 
@@ -157,9 +163,6 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Calibra
     fileprivate func update(_ counts: LineCounts) {
         state.withLock { $0.lineCounts = counts }
     }
-    /// Connection-state streams whose consumers went away: removed at the next change or stream.
-    private let endedObservers = EndedStreams()
-
     /// Creates a source; nothing connects until ``start()``.
     /// - Parameter configuration: Which gpsd to read, and how.
     public init(configuration: Configuration = Configuration()) {
@@ -167,10 +170,11 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Calibra
     }
 
     deinit {
-        state.withLock { state in
+        let observers = state.withLock { state in
             state.signal?.stop()
-            for observer in state.observers.values { observer.finish() }
+            return state.observers.values
         }
+        for observer in observers { observer.finish() }
     }
 
     /// The endpoint's URL unless the configuration names it otherwise, such as `gpsd://127.0.0.1:2947`.
@@ -190,15 +194,15 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Calibra
     ///   for a slow reader.
     public func connectionStates() -> AsyncStream<ConnectionState> {
         let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self, bufferingPolicy: .bufferingNewest(64))
-        let key = state.withLock { state in
-            state.removeObservers(in: endedObservers)
+        let observer = ConnectionStateObserver(continuation)
+        let (key, current, generation) = state.withLock { state in
             defer { state.nextObserver += 1 }
-            state.observers[state.nextObserver] = continuation
-            continuation.yield(state.connectionState)
-            return state.nextObserver
+            state.observers[state.nextObserver] = observer
+            return (state.nextObserver, state.connectionState, state.generation)
         }
-        // Not the state's lock, which is held while yielding: see ``EndedStreams``.
-        continuation.onTermination = { [endedObservers] _ in endedObservers.record(key) }
+        // The state's lock is never held while a stream is given a state, so its end may take it.
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.observers.removeValue(forKey: key) } }
+        observer.deliver(current, generation: generation)
         return stream
     }
 
@@ -250,12 +254,7 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Calibra
     }
 
     fileprivate func setConnectionState(_ connectionState: ConnectionState) {
-        state.withLock { state in
-            guard state.connectionState != connectionState else { return }
-            state.connectionState = connectionState
-            state.removeObservers(in: endedObservers)
-            for observer in state.observers.values { observer.yield(connectionState) }
-        }
+        state.withLock { $0.change(to: connectionState) }?.deliver()
     }
 
     /// Records an authorization status the system gave, and reports it when it changed.
@@ -295,15 +294,12 @@ public final class GPSDHeadingSource: HeadingSource, LineCountingSource, Calibra
     private let calibrationAlarm = Atomic<Bool>(false)
 
     private func readerEnded() {
-        let waiters = state.withLock { state in
+        let (waiters, change) = state.withLock { state in
             let waiters = state.readers.ended()
-            if state.readers.count == 0, state.signal == nil {
-                state.connectionState = .idle
-                state.removeObservers(in: endedObservers)
-                for observer in state.observers.values { observer.yield(.idle) }
-            }
-            return waiters
+            // The last reader gone and none asked for: idle.
+            return (waiters, state.readers.count == 0 && state.signal == nil ? state.change(to: .idle) : nil)
         }
+        change?.deliver()
         for waiter in waiters { waiter.resume() }
     }
 }
@@ -420,5 +416,43 @@ private struct GPSDReader: Sendable {
     private func deliver(_ report: HeadingSourceReport?) {
         guard let report, !signal.isStopped else { return }
         source()?.report(report)
+    }
+}
+
+/// One ``GPSDHeadingSource/connectionStates()`` stream: given each state after the source's lock
+/// is released, and never a state older than one it was given (a new stream's first state and a
+/// change made meanwhile may be handed over in either order). Its lock guards the yield alone and
+/// is taken inside nothing else.
+private final class ConnectionStateObserver: Sendable {
+    private let continuation: AsyncStream<GPSDHeadingSource.ConnectionState>.Continuation
+    /// The generation of the last state yielded.
+    private let delivered = Mutex(-1)
+
+    init(_ continuation: AsyncStream<GPSDHeadingSource.ConnectionState>.Continuation) {
+        self.continuation = continuation
+    }
+
+    /// Yields `state` unless a later generation's state was yielded already.
+    func deliver(_ state: GPSDHeadingSource.ConnectionState, generation: Int) {
+        delivered.withLock { last in
+            guard generation > last else { return }
+            last = generation
+            continuation.yield(state)
+        }
+    }
+
+    /// Ends the stream.
+    func finish() { continuation.finish() }
+}
+
+/// A connection state to give the streams that were open when it was recorded.
+private struct ConnectionStateChange {
+    let state: GPSDHeadingSource.ConnectionState
+    let generation: Int
+    let observers: [ConnectionStateObserver]
+
+    /// Gives it to each stream: call with no lock held.
+    func deliver() {
+        for observer in observers { observer.deliver(state, generation: generation) }
     }
 }

@@ -63,6 +63,37 @@ struct GPSDHeadingSourceTests {
         return harness.reports
     }
 
+    /// Connection-state streams whose consumers stop while the state changes: no lock of the source
+    /// is held while a stream is given a state, so a consumer's end (whose handler takes it) never
+    /// waits on a yield that waits on it. With the state's lock held into the yield this deadlocked.
+    @Test(.timeLimit(.minutes(1))) func streamsEndingWhileTheStateChangesNeitherDeadlockNorMissTheLast() async {
+        // Nothing listens on the port: the source connects, is refused and waits, a millisecond each.
+        let source = GPSDHeadingSource(
+            configuration: .init(endpoint: GPSDEndpoint(host: "127.0.0.1", port: GPSFake.freePort()), backoff: ReconnectBackoff(initial: 0.001, maximum: 0.001))
+        )
+        source.start()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    var seen = 0
+                    for await _ in source.connectionStates() {
+                        seen += 1
+                        if seen == 3 { break }
+                    }
+                }
+            }
+        }
+        let stream = source.connectionStates()
+        source.stop()
+        await source.waitUntilStopped()
+        var last: GPSDHeadingSource.ConnectionState?
+        var iterator = stream.makeAsyncIterator()
+        while last != .idle, let state = await iterator.next() { last = state }
+        #expect(last == .idle)
+        var fresh = source.connectionStates().makeAsyncIterator()
+        #expect(await fresh.next() == .idle)
+    }
+
     @Test func hemiGivesExactlyItsFourHDTHeadings() async throws {
         let reports = try await reportsOfLog("gpsd-logs/hemi.log")
         #expect(reports.headings.map(\.trueHeading) == [274.07, 274.04, 274.12, 274.11])
