@@ -20,8 +20,7 @@ extension NMEA0183SerialOutput: OutputKind {
 
     static func open(_ settings: Settings, in context: OutputContext) async throws -> any Service {
         NMEA0183SerialOutput(
-            configuration: .init(device: settings.device, baud: settings.baud, sender: settings.sender.configuration), center: context.fanOut,
-            metrics: context.metrics.output("nmea0183_serial"), logger: context.logger
+            configuration: .init(device: settings.device, baud: settings.baud, sender: settings.sender.configuration), services: context.services(label: "nmea0183_serial")
         )
     }
 }

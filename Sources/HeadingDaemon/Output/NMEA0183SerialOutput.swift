@@ -28,11 +28,8 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
     }
 
     private let configuration: Configuration
-    private let center: any HeadingEventCenter
-    private let logger: Logger
-    /// Messages written and dropped, for `/metrics`.
-    private let metrics: OutputMetrics?
-    private let group: any EventLoopGroup
+    /// The fan-out it hears, its metrics, the log and the event loops.
+    private let services: OutputServices
     /// The open line, while there is one.
     private let line = Mutex<(any Channel)?>(nil)
     /// The sentences' writer to the line. Set once in init (its closure needs `self`).
@@ -40,22 +37,18 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
 
     /// - Parameters:
     ///   - configuration: Which line, how fast, and what.
-    ///   - center: The center headings and faults are posted to.
-    ///   - logger: Where opening, losing and reopening the line are logged.
-    init(configuration: Configuration, center: any HeadingEventCenter = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
+    ///   - services: The fan-out it hears, its metrics, and the log: where opening, losing and reopening the line are logged.
+    init(configuration: Configuration, services: OutputServices) {
         self.configuration = configuration
-        self.center = center
-        self.metrics = metrics
-        self.logger = logger
-        self.group = MultiThreadedEventLoopGroup.singleton
-        let sender = NMEA0183Sender(configuration: configuration.sender, center: center, eventLoop: group.next()) { [weak self] bytes in
+        self.services = services
+        let sender = NMEA0183Sender(configuration: configuration.sender, center: services.center, eventLoop: services.group.next()) { [weak self] bytes in
             guard let channel = self?.line.withLock({ $0 }) else { return }  // no line now: nothing to count
             guard channel.isWritable else {  // the line is slower than the headings: this one is dropped
-                self?.metrics?.messagesDropped.increment()
+                self?.services.metrics?.messagesDropped.increment()
                 return
             }
             channel.writeAndFlush(bytes, promise: nil)
-            self?.metrics?.messagesSent.increment()
+            self?.services.metrics?.messagesSent.increment()
         }
         self.sender.withLock { $0 = sender }
     }
@@ -77,9 +70,9 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
                 }) {
                 case .success(let descriptor):
                     do {
-                        let channel = try await NIOPipeBootstrap(group: self.group).takingOwnershipOfDescriptor(output: descriptor).get()
+                        let channel = try await NIOPipeBootstrap(group: self.services.group).takingOwnershipOfDescriptor(output: descriptor).get()
                         self.line.withLock { $0 = channel }
-                        self.logger.notice("NMEA 0183 serial output: writing to \(self.configuration.device) at \(self.configuration.baud) baud")
+                        self.services.logger.notice("NMEA 0183 serial output: writing to \(self.configuration.device) at \(self.configuration.baud) baud")
                         backoff.reset()
                         await withTaskCancellationHandler {
                             try? await channel.closeFuture.get()

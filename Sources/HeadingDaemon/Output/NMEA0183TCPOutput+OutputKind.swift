@@ -23,7 +23,7 @@ extension NMEA0183TCPOutput: OutputKind {
     static func open(_ settings: Settings, in context: OutputContext) async throws -> any Service {
         let output = NMEA0183TCPOutput(
             configuration: .init(address: settings.address, maximumClients: settings.maximumClients, sender: settings.sender.configuration),
-            center: context.fanOut, metrics: context.metrics.output("nmea0183_tcp"), logger: context.logger
+            services: context.services(label: "nmea0183_tcp")
         )
         try await output.bind()
         return output

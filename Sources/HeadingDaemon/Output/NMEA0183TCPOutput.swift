@@ -43,11 +43,8 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
     }
 
     private let configuration: Configuration
-    private let center: any HeadingEventCenter
-    /// Clients, messages and drops, for `/metrics`.
-    private let metrics: OutputMetrics?
-    private let logger: Logger
-    private let group: any EventLoopGroup
+    /// The fan-out it hears, its metrics, the log and the event loops.
+    private let services: OutputServices
     private let state = Mutex(State())
     /// Set once in init (its closure needs `self`).
     private let sender = Mutex<NMEA0183Sender?>(nil)
@@ -56,15 +53,11 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
 
     /// - Parameters:
     ///   - configuration: What to serve, and where.
-    ///   - center: The center headings and faults are posted to.
-    ///   - logger: Where clients coming and going are logged.
-    init(configuration: Configuration, center: any HeadingEventCenter = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
+    ///   - services: The fan-out it hears, its metrics, and the log: where clients coming and going are logged.
+    init(configuration: Configuration, services: OutputServices) {
         self.configuration = configuration
-        self.center = center
-        self.metrics = metrics
-        self.logger = logger
-        self.group = MultiThreadedEventLoopGroup.singleton
-        let sender = NMEA0183Sender(configuration: configuration.sender, center: center, eventLoop: group.next()) { [weak self] bytes in
+        self.services = services
+        let sender = NMEA0183Sender(configuration: configuration.sender, center: services.center, eventLoop: services.group.next()) { [weak self] bytes in
             self?.broadcast(bytes)
         }
         self.sender.withLock { $0 = sender }
@@ -76,7 +69,7 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
     func bind() async throws(OutputOpenError) {
         let server: any Channel
         do {
-            server = try await ServerBootstrap(group: group)
+            server = try await ServerBootstrap(group: services.group)
                 .serverChannelOption(ChannelOptions.backlog, value: 32)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 2 * 1024, high: 8 * 1024))
@@ -95,7 +88,7 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
             throw OutputOpenError.cannotListen("NMEA 0183 TCP output", on: configuration.address, "\(error)")
         }
         self.server.withLock { $0 = server }
-        logger.notice("NMEA 0183 over TCP on \(configuration.address), sentences \(configuration.sender.sentences.map(\.rawValue).joined(separator: ","))")
+        services.logger.notice("NMEA 0183 over TCP on \(configuration.address), sentences \(configuration.sender.sentences.map(\.rawValue).joined(separator: ","))")
     }
 
     /// Starts hearing the fan-out (``HeadingEventConsumer``).
@@ -127,20 +120,20 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
             return state.clients.count
         }
         let peer = channel.remoteAddress.map { "\($0)" } ?? "a client"
-        if let admitted { metrics?.clients.set(to: Double(admitted)) } else { metrics?.clientsDropped.increment() }
+        if let admitted { services.metrics?.clients.set(to: Double(admitted)) } else { services.metrics?.clientsDropped.increment() }
         guard admitted != nil else {
-            logger.warning("NMEA 0183 TCP output: \(peer) refused: \(configuration.maximumClients) clients already connected")
+            services.logger.warning("NMEA 0183 TCP output: \(peer) refused: \(configuration.maximumClients) clients already connected")
             return channel.close()
         }
-        logger.info("NMEA 0183 TCP output: \(peer) connected")
+        services.logger.info("NMEA 0183 TCP output: \(peer) connected")
         return channel.pipeline.addHandler(ClientHandler(output: self, id: id, peer: peer))
     }
 
     fileprivate func clientClosed(_ id: ObjectIdentifier, peer: String) {
         let remaining = state.withLock { state -> Int? in state.clients.removeValue(forKey: id) == nil ? nil : state.clients.count }
         if let remaining {
-            metrics?.clients.set(to: Double(remaining))
-            logger.info("NMEA 0183 TCP output: \(peer) disconnected")
+            services.metrics?.clients.set(to: Double(remaining))
+            services.logger.info("NMEA 0183 TCP output: \(peer) disconnected")
         }
     }
 
@@ -155,7 +148,7 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
         }
         if let (channel, bytes) = pending {
             channel.writeAndFlush(bytes, promise: nil)
-            metrics?.messagesSent.increment()
+            services.metrics?.messagesSent.increment()
         }
     }
 
@@ -187,13 +180,13 @@ final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
             return (writable, stalled, replaced)
         }
         for channel in writable { channel.writeAndFlush(buffer, promise: nil) }
-        if let metrics {
+        if let metrics = services.metrics {
             if !writable.isEmpty { metrics.messagesSent.increment(by: Int64(writable.count)) }
             if replaced > 0 { metrics.messagesDropped.increment(by: Int64(replaced)) }
             if !stalled.isEmpty { metrics.clientsDropped.increment(by: Int64(stalled.count)) }
         }
         for channel in stalled {
-            logger.warning("NMEA 0183 TCP output: \(channel.remoteAddress.map { "\($0)" } ?? "a client") disconnected: it read nothing for \(Self.writeTimeout)")
+            services.logger.warning("NMEA 0183 TCP output: \(channel.remoteAddress.map { "\($0)" } ?? "a client") disconnected: it read nothing for \(Self.writeTimeout)")
             channel.close(promise: nil)
         }
     }

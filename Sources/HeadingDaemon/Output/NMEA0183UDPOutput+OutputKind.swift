@@ -19,8 +19,7 @@ extension NMEA0183UDPOutput: OutputKind {
 
     static func open(_ settings: Settings, in context: OutputContext) async throws -> any Service {
         let output = NMEA0183UDPOutput(
-            configuration: .init(targets: settings.targets, sender: settings.sender.configuration), center: context.fanOut,
-            metrics: context.metrics.output("nmea0183_udp"), logger: context.logger
+            configuration: .init(targets: settings.targets, sender: settings.sender.configuration), services: context.services(label: "nmea0183_udp")
         )
         try await output.open()
         return output

@@ -22,13 +22,9 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
         let sender: NMEA0183Sender.Configuration
     }
 
-    /// Why the output could not start: a target cannot be resolved, or no socket could be opened.
     private let configuration: Configuration
-    private let center: any HeadingEventCenter
-    private let logger: Logger
-    /// Messages written and dropped, for `/metrics`.
-    private let metrics: OutputMetrics?
-    private let group: any EventLoopGroup
+    /// The fan-out it hears, its metrics, the log and the event loops.
+    private let services: OutputServices
     /// The socket and the resolved targets, once ``open()`` has succeeded.
     private let socket = Mutex<(channel: any Channel, targets: [SocketAddress])?>(nil)
     /// The sentences' writer, made with the socket by ``open()``.
@@ -36,14 +32,10 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
 
     /// - Parameters:
     ///   - configuration: Where to send, and what.
-    ///   - center: The center headings and faults are posted to.
-    ///   - logger: Where the output says where it sends.
-    init(configuration: Configuration, center: any HeadingEventCenter = NotificationCenter.heading, metrics: OutputMetrics? = nil, logger: Logger) {
+    ///   - services: The fan-out it hears, its metrics, and the log: where the output says where it sends.
+    init(configuration: Configuration, services: OutputServices) {
         self.configuration = configuration
-        self.center = center
-        self.metrics = metrics
-        self.logger = logger
-        self.group = MultiThreadedEventLoopGroup.singleton
+        self.services = services
     }
 
     /// Resolves every target and opens the socket, before the pipeline runs.
@@ -61,7 +53,7 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
         let anyIPv6 = addresses.contains { if case .v6 = $0 { true } else { false } }
         let channel: any Channel
         do {
-            channel = try await DatagramBootstrap(group: group)
+            channel = try await DatagramBootstrap(group: services.group)
                 .channelOption(ChannelOptions.socketOption(.so_broadcast), value: broadcast ? 1 : 0)
                 .bind(host: anyIPv6 ? "::" : "0.0.0.0", port: 0)
                 .get()
@@ -71,9 +63,9 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
             throw OutputOpenError.cannotSend("NMEA 0183 UDP output", to: configuration.targets.map(\.description).joined(separator: ", "), "\(error)")
         }
         socket.withLock { $0 = (channel, addresses) }
-        let metrics = metrics
+        let metrics = services.metrics
         let targets = addresses
-        let sender = NMEA0183Sender(configuration: configuration.sender, center: center, eventLoop: channel.eventLoop) { bytes in
+        let sender = NMEA0183Sender(configuration: configuration.sender, center: services.center, eventLoop: channel.eventLoop) { bytes in
             guard channel.isWritable else {  // the socket is full: this heading is dropped
                 metrics?.messagesDropped.increment(by: Int64(targets.count))
                 return
@@ -84,7 +76,7 @@ final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
             metrics?.messagesSent.increment(by: Int64(targets.count))
         }
         self.sender.withLock { $0 = sender }
-        logger.notice(
+        services.logger.notice(
             "NMEA 0183 over UDP to \(configuration.targets.map(\.description).joined(separator: ", ")), sentences \(configuration.sender.sentences.map(\.rawValue).joined(separator: ","))"
         )
     }
