@@ -41,18 +41,22 @@ import Testing
     }
 
     @Test func badUsageAndWrongValuesAreToldApart() {
-        func failure(_ arguments: [String]) -> SettingOptions.Failure? {
+        func failure(_ arguments: [String]) -> ConfigurationError? {
             if case .failure(let failure) = SettingOptions.parse(arguments) { return failure }
             return nil
         }
-        guard case .usage(let missing)? = failure(["--stale-after"]) else { Issue.record("a missing value is bad usage"); return }
-        #expect(missing == "Missing value for '--stale-after <seconds>'")
-        guard case .usage(let flag)? = failure(["--verbose=false"]) else { Issue.record("a flag's value is bad usage"); return }
-        #expect(flag.contains("--verbose is a flag"))
-        guard case .configuration(let error)? = failure(["--rate", "fast"]) else { Issue.record("a wrong type is the schema's"); return }
-        #expect(error.description == "option --rate: key 'simulation.rate': 'fast' is not a number")
-        guard case .configuration(let range)? = failure(["--stale-after=-1"]) else { Issue.record("out of range is the schema's"); return }
-        #expect(range.description.contains("between 0.01 and 3600 seconds"))
+        let missing = failure(["--stale-after"])
+        #expect(missing?.code == .usage, "a missing value is bad usage")
+        #expect(missing?.reason == "Missing value for '--stale-after <seconds>'")
+        let flag = failure(["--verbose=false"])
+        #expect(flag?.code == .usage, "a flag's value is bad usage")
+        #expect(flag?.reason.contains("--verbose is a flag") == true)
+        let type = failure(["--rate", "fast"])
+        #expect(type?.code == .invalid, "a wrong type is the schema's")
+        #expect(type?.description == "option --rate: key 'simulation.rate': 'fast' is not a number")
+        let range = failure(["--stale-after=-1"])
+        #expect(range?.code == .invalid, "out of range is the schema's")
+        #expect(range?.description.contains("between 0.01 and 3600 seconds") == true)
     }
 
     @Test func helpAndTheManPageListEveryKeysOption() throws {

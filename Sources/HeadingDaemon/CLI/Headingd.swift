@@ -72,10 +72,10 @@ struct Headingd: AsyncParsableCommand {
         let parsed: SettingOptions.Parsed
         switch SettingOptions.parse(words) {
         case .success(let given): parsed = given
-        case .failure(.usage(let message)):
-            LineWriter.standardError.write("Error: \(message)\n  See 'headingd --help' for more information.", priority: .error)
+        case .failure(let error) where error.code == .usage:
+            LineWriter.standardError.write("Error: \(error.reason)\n  See 'headingd --help' for more information.", priority: .error)
             Foundation.exit(64)
-        case .failure(.configuration(let error)):
+        case .failure(let error):
             LineWriter.standardError.write("headingd: configuration: \(error)", priority: .error)
             Foundation.exit(ExitStatus.configurationError.rawValue)
         }

@@ -27,19 +27,11 @@ enum SettingOptions {
         var asksForDescription = false
     }
 
-    /// Why the command line is refused.
-    enum Failure: Error {
-        /// Bad usage (exit 64): an option without its value, a value given to a flag.
-        case usage(String)
-        /// A value of the wrong type or out of range (exit 78), as from any other layer.
-        case configuration(ConfigurationError)
-    }
-
     /// ArgumentParser's options that take a value: their value passes with them, whatever it looks like.
     static let otherOptionsWithValues: Set<String> = ["--config", "--count"]
 
     /// Splits `arguments` (without the program's name) into the settings' options and the rest.
-    static func parse(_ arguments: [String], keys: [SettingKey] = DaemonSettings.keys) -> Result<Parsed, Failure> {
+    static func parse(_ arguments: [String], keys: [SettingKey] = DaemonSettings.keys) -> Result<Parsed, ConfigurationError> {
         let byOption = Dictionary(keys.map { ($0.option, $0) }, uniquingKeysWith: { first, _ in first })
         var parsed = Parsed()
         var index = 0
@@ -80,14 +72,14 @@ enum SettingOptions {
             switch content(of: value, for: key, given: parsed.settings[key.name]) {
             case .success(let content): parsed.settings[key.name] = content
             case .failure(let error):
-                return .failure(.configuration(ConfigurationError(origin: "option \(name)", key: key.name, reason: error.reason)))
+                return .failure(ConfigurationError(origin: "option \(name)", key: key.name, reason: error.reason))
             }
         }
         return .success(parsed)
     }
 
     /// An option's text as a value of its key's kind (its bounds are checked with every layer's).
-    private static func content(of text: String, for key: SettingKey, given: ConfigContent?) -> Result<ConfigContent, SettingError> {
+    private static func content(of text: String, for key: SettingKey, given: ConfigContent?) -> Result<ConfigContent, ConfigurationError> {
         switch key.kind {
         case .string: return .success(.string(text))
         case .stringList where key.optionRepeats:

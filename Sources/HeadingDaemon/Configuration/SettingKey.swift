@@ -106,20 +106,20 @@ struct SettingKey: Sendable {
 
     /// Checks a value from any layer (a TOML file, the environment, an option): its type (an integer is accepted for a number), then
     /// its range. Returns the value to store, or the reason it is wrong.
-    func validate(_ content: ConfigContent) -> Result<ConfigContent, SettingError> {
+    func validate(_ content: ConfigContent) -> Result<ConfigContent, ConfigurationError> {
         var content = content
         switch (kind, content) {
         case (.string, .string), (.integer, .int), (.bool, .bool), (.double, .double), (.stringList, .stringArray): break
         case (.double, .int(let integer)): content = .double(Double(integer))
         case (.stringList, .string(let string)): content = .stringArray([string])
-        default: return .failure(SettingError("must be \(kind.name)"))
+        default: return .failure(ConfigurationError.invalid("must be \(kind.name)"))
         }
-        if let reason = check(content) { return .failure(SettingError(reason)) }
+        if let reason = check(content) { return .failure(ConfigurationError.invalid(reason)) }
         return .success(content)
     }
 
     /// Parses a value given as text (environment, command line), then validates it.
-    func parse(_ text: String) -> Result<ConfigContent, SettingError> {
+    func parse(_ text: String) -> Result<ConfigContent, ConfigurationError> {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let content: ConfigContent?
         switch kind {
@@ -137,7 +137,7 @@ struct SettingKey: Sendable {
             content = ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][trimmed.lowercased()]
                 .map(ConfigContent.bool)
         }
-        guard let content else { return .failure(SettingError("'\(text.prefix(40))' is not \(kind.name)")) }
+        guard let content else { return .failure(ConfigurationError.invalid("'\(text.prefix(40))' is not \(kind.name)")) }
         return validate(content)
     }
 }

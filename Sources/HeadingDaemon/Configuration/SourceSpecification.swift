@@ -80,7 +80,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
     /// Parses a specification.
     /// - Parameter text: The text, such as `gpsd://127.0.0.1:2947/dev/ttyUSB0?offset=-1.5`.
     /// - Returns: The specification, or why the text is not one.
-    static func parse(_ text: String) -> Result<SourceSpecification, SettingError> {
+    static func parse(_ text: String) -> Result<SourceSpecification, ConfigurationError> {
         var base = Substring(text)
         var parameters: Substring?
         // Parameters follow the last '?' when they look like NAME=VALUE (a replay path may contain '?').
@@ -99,14 +99,14 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             do throws(GPSDEndpoint.ParseError) {
                 kind = .gpsd(try GPSDEndpoint(parsing: String(base)))
             } catch {
-                return .failure(SettingError("'\(text.prefix(60))' is not a gpsd source: \(error.reason)"))
+                return .failure(ConfigurationError.invalid("'\(text.prefix(60))' is not a gpsd source: \(error.reason)"))
             }
         } else if base.hasPrefix("iio:") {
             kind = .iio(IIOEndpoint())  // parsed below, with its parameters
         } else if Self.streamPrefixes.contains(where: { base.hasPrefix($0) }) {
             kind = .stream(NMEAStreamEndpoint(transport: .standardInput), .all)  // parsed below, with its parameters
         } else {
-            return .failure(SettingError("'\(text.prefix(60))' is not a source: must be \(acceptedForms)"))
+            return .failure(ConfigurationError.invalid("'\(text.prefix(60))' is not a source: must be \(acceptedForms)"))
         }
         var offset = 0.0, smoothing = 0.0
         var table: DeviationTable?
@@ -116,7 +116,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
         var streamParameters: [String] = []
         for parameter in (parameters ?? "").split(separator: "&") {
             let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { return .failure(SettingError("source parameter '\(LogText.printable(parameter, limit: 40))' is not NAME=VALUE")) }
+            guard parts.count == 2 else { return .failure(ConfigurationError.invalid("source parameter '\(LogText.printable(parameter, limit: 40))' is not NAME=VALUE")) }
             let takesSelection: Bool = switch kind {
                 case .stream, .replay: true
                 case .simulation, .gpsd, .iio: false
@@ -130,18 +130,18 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
                 case "talker":
                     let list = parts[1].split(separator: ",").map(String.init)
                     guard !list.isEmpty, list.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }) else {
-                        return .failure(SettingError("source parameter talker must be two-letter talker IDs separated by commas (HE,HC), not '\(parts[1].prefix(40))'"))
+                        return .failure(ConfigurationError.invalid("source parameter talker must be two-letter talker IDs separated by commas (HE,HC), not '\(parts[1].prefix(40))'"))
                     }
                     talkers = list
                 case "sentences":
                     let list = parts[1].split(separator: ",").map(String.init)
                     guard !list.isEmpty, list.allSatisfy({ (2...16).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }) else {
-                        return .failure(SettingError("source parameter sentences must be sentence types separated by commas (HDT,THS), not '\(parts[1].prefix(40))'"))
+                        return .failure(ConfigurationError.invalid("source parameter sentences must be sentence types separated by commas (HDT,THS), not '\(parts[1].prefix(40))'"))
                     }
                     sentences = list
                 case "device":
                     guard let chosen = NMEA2000DeviceSelection(parsing: parts[1]) else {
-                        return .failure(SettingError("source parameter device must be an NMEA 2000 address (0 to 253) or a device's 64-bit NAME, in decimal or 0x hex, not '\(parts[1].prefix(40))'"))
+                        return .failure(ConfigurationError.invalid("source parameter device must be an NMEA 2000 address (0 to 253) or a device's 64-bit NAME, in decimal or 0x hex, not '\(parts[1].prefix(40))'"))
                     }
                     device = chosen
                 default:
@@ -152,12 +152,12 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             switch parts[0] {
             case "offset":
                 guard let value = Double(parts[1]), value.isFinite, abs(value) <= 180 else {
-                    return .failure(SettingError("source parameter offset must be between -180 and 180 degrees, not '\(LogText.printable(parts[1], limit: 20))'"))
+                    return .failure(ConfigurationError.invalid("source parameter offset must be between -180 and 180 degrees, not '\(LogText.printable(parts[1], limit: 20))'"))
                 }
                 offset = value
             case "smoothing":
                 guard let value = Double(parts[1]), value.isFinite, (0...3600).contains(value) else {
-                    return .failure(SettingError("source parameter smoothing must be between 0 and 3600 seconds, not '\(LogText.printable(parts[1], limit: 20))'"))
+                    return .failure(ConfigurationError.invalid("source parameter smoothing must be between 0 and 3600 seconds, not '\(LogText.printable(parts[1], limit: 20))'"))
                 }
                 smoothing = value
             case "deviation" where parts[1] == "learn":
@@ -167,17 +167,17 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
                 for point in parts[1].split(separator: ",") {
                     let pair = point.split(separator: ":").map { Double($0) }
                     guard pair.count == 2, let heading = pair[0], let deviation = pair[1] else {
-                        return .failure(SettingError("deviation point '\(LogText.printable(point, limit: 40))' is not HEADING:DEVIATION"))
+                        return .failure(ConfigurationError.invalid("deviation point '\(LogText.printable(point, limit: 40))' is not HEADING:DEVIATION"))
                     }
                     entries.append((heading, deviation))
                 }
                 do {
                     table = try DeviationTable(entries)
                 } catch {
-                    return .failure(SettingError("source parameter deviation: \(error)"))
+                    return .failure(ConfigurationError.invalid("source parameter deviation: \(error)"))
                 }
             default:
-                return .failure(SettingError("unknown source parameter '\(LogText.printable(parts[0], limit: 40))': expected offset, smoothing or deviation"))
+                return .failure(ConfigurationError.invalid("unknown source parameter '\(LogText.printable(parts[0], limit: 40))': expected offset, smoothing or deviation"))
             }
         }
         if case .stream = kind {
@@ -186,7 +186,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
                 let endpoint = try NMEAStreamEndpoint(parsing: url)
                 kind = .stream(endpoint, NMEASentenceSelection(talkers: talkers ?? [], sentences: sentences ?? [], device: device))
             } catch {
-                return .failure(SettingError("'\(text.prefix(60))' is not a stream source: \(error.reason)"))
+                return .failure(ConfigurationError.invalid("'\(text.prefix(60))' is not a stream source: \(error.reason)"))
             }
         }
         if case .iio = kind {
@@ -194,7 +194,7 @@ struct SourceSpecification: Equatable, Sendable, CustomStringConvertible {
             do throws(IIOEndpoint.ParseError) {
                 kind = .iio(try IIOEndpoint(parsing: url))
             } catch {
-                return .failure(SettingError("'\(text.prefix(60))' is not an IIO source: \(error.reason)"))
+                return .failure(ConfigurationError.invalid("'\(text.prefix(60))' is not an IIO source: \(error.reason)"))
             }
         }
         var specification = SourceSpecification(

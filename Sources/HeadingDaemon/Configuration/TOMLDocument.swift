@@ -38,8 +38,9 @@ struct TOMLDocument: Equatable, Sendable {
         var value: Value
     }
 
-    /// Where the parser stopped on text that is not valid TOML, and why.
-    struct ParseError: Equatable, Sendable, Error {
+    /// Where the parser stopped on text that is not valid TOML, and why: recorded, never thrown (the
+    /// loader says it as a ``ConfigurationError`` with the file and line).
+    struct ParseError: Equatable, Sendable {
         /// The line (from 1).
         var line: Int
         /// The parser's message.
