@@ -114,7 +114,7 @@ struct CalibrateCommand: ParsableCommand {
         } else {
             say("No --position: the field is checked only against the Earth's range (20–70 µT).")
         }
-        Self.watchInterrupt()
+        Interruption.watch()  // SIGINT and SIGTERM end the collection (saying what was missing), not the process
         let start = ContinuousClock.now
         Self.guardStalls(watch, rate: endpoint.rate, ending: start + .seconds(timeout))
         var lastShown = start - .seconds(10)
@@ -125,7 +125,7 @@ struct CalibrateCommand: ParsableCommand {
         var refusals = 0
         let period = Duration.seconds(1 / endpoint.rate)
         var next = start
-        while !Self.interruptFlag.load(ordering: .relaxed), ContinuousClock.now - start < .seconds(timeout) {
+        while !Interruption.hasCome, ContinuousClock.now - start < .seconds(timeout) {
             do throws(IIOFailure) {
                 let field = try magnetometer.read() * 100
                 let acceleration = try accelerometer?.read()
@@ -165,7 +165,7 @@ struct CalibrateCommand: ParsableCommand {
             // One more look with everything gathered.
             let last = calibrator.fit()
             let reasons = calibrator.assess(last).reasons
-            let why = Self.interruptFlag.load(ordering: .relaxed) ? "stopped" : refusals >= 20 ? "refused for 10 s" : "gave up after \(Int(timeout)) s"
+            let why = Interruption.hasCome ? "stopped" : refusals >= 20 ? "refused for 10 s" : "gave up after \(Int(timeout)) s"
             if case .refused = calibrator.assess(last) {
                 fail("\(why): the fit is refused, because " + reasons.joined(separator: "; ") + ". Nothing written.", status: 1)
             }
@@ -258,7 +258,7 @@ struct CalibrateCommand: ParsableCommand {
         let thread = Thread {
             while true {
                 Thread.sleep(forTimeInterval: 0.25)
-                let over = interruptFlag.load(ordering: .relaxed) || ContinuousClock.now >= ending
+                let over = Interruption.hasCome || ContinuousClock.now >= ending
                 guard let stall = watch.stalled(longerThan: over ? .seconds(1) : limit) else { continue }
                 LineWriter.standardError.write(
                     "headingd calibrate: \(LogText.printable(stall.path)) has not answered for \(Int(stall.for / .seconds(1))) s "
@@ -268,20 +268,4 @@ struct CalibrateCommand: ParsableCommand {
         }
         thread.start()
     }
-
-    /// SIGINT and SIGTERM end the collection (and say what was missing) instead of the process.
-    static func watchInterrupt() {
-        interruptFlag.store(false, ordering: .relaxed)
-        signal(SIGINT) { _ in CalibrateCommand.interruptFlag.store(true, ordering: .relaxed) }
-        signal(SIGTERM) { _ in CalibrateCommand.interruptFlag.store(true, ordering: .relaxed) }
-        // A parent may have started us with them blocked (the mask is inherited): take them.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-    }
-
-    /// Set by the signal handlers (an atomic store is async-signal-safe).
-    static let interruptFlag = Atomic<Bool>(false)
 }

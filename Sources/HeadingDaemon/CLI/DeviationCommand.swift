@@ -192,14 +192,14 @@ struct DeviationCommand: AsyncParsableCommand {
 
     /// Waits for the replays to end (all of them, when every source is one), `seconds`, or SIGINT/SIGTERM.
     private static func wait(for endings: [@Sendable () async -> Bool], allFinite: Bool, seconds: Double?) async {
-        CalibrateCommand.watchInterrupt()
+        Interruption.watch()
         await withTaskGroup(of: Void.self) { group in
             if allFinite {
                 group.addTask { for ending in endings { _ = await ending() } }
             }
             if let seconds { group.addTask { try? await Task.sleep(for: .seconds(seconds)) } }
             group.addTask {
-                while !CalibrateCommand.interruptFlag.load(ordering: .relaxed), !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
+                while !Interruption.hasCome, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
             }
             await group.next()
             group.cancelAll()

@@ -56,6 +56,15 @@ package enum SignalPipe {
         return ends[0]
     }
 
+    /// Whether a signal's number waited in the pipe whose read end is `descriptor`: reads what
+    /// waits without waiting (what is read is gone), for a loop that looks between its steps.
+    package static func takeAny(from descriptor: Int32) -> Bool {
+        var bytes = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+        var came = false
+        while withUnsafeMutableBytes(of: &bytes, { read(descriptor, $0.baseAddress, $0.count) }) > 0 { came = true }
+        return came
+    }
+
     /// Where a signal's handler finds its pipe: -1 for none.
     private static func writeEnd(of number: Int32) -> Int32 {
         switch number {
