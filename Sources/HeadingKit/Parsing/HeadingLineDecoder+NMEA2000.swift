@@ -12,11 +12,7 @@ extension HeadingLineDecoder {
     ///   - frame: The frame.
     ///   - receivedAt: When it was received (the kernel's timestamp where there is one).
     public mutating func decode(frame: CANFrame, receivedAt: Date) -> Output {
-        var state = takeNMEA2000()
-        defer { nmea2000 = state }
-        let output = apply(state.reader.read(frame), number: 0, receivedAt: receivedAt)
-        lineCounts.count(output.report)
-        return output
+        decodeNMEA2000(receivedAt: receivedAt) { $0.read(frame) }
     }
 
     /// Decodes one whole NMEA 2000 message (from an Actisense NGT-1, which joins fast packets itself).
@@ -24,9 +20,15 @@ extension HeadingLineDecoder {
     ///   - message: The message.
     ///   - receivedAt: When it was received.
     public mutating func decode(message: NMEA2000Message, receivedAt: Date) -> Output {
+        decodeNMEA2000(receivedAt: receivedAt) { $0.read(message) }
+    }
+
+    /// What the reader makes of one frame or message (`read`), as the decoder's output, counted.
+    @inline(__always)
+    private mutating func decodeNMEA2000(receivedAt: Date, _ read: (inout NMEA2000HeadingReader) -> NMEA2000HeadingReader.Output) -> Output {
         var state = takeNMEA2000()
         defer { nmea2000 = state }
-        let output = apply(state.reader.read(message), number: 0, receivedAt: receivedAt)
+        let output = apply(read(&state.reader), number: 0, receivedAt: receivedAt)
         lineCounts.count(output.report)
         return output
     }
