@@ -25,7 +25,7 @@ extension MQTTOutput: OutputKind {
     static func open(_ settings: Settings, in context: OutputContext) async throws -> any Service {
         let output = MQTTOutput(
             configuration: .init(settings: settings.settings, broker: settings.broker, selfURN: settings.selfURN ?? context.signalKSelf(), staleAfter: settings.staleAfter),
-            center: context.fanOut, metrics: context.metrics.output("mqtt"), registry: context.metrics.registry, logger: context.logger
+            services: context.services(label: "mqtt"), registry: context.metrics.registry
         )
         try output.open()
         return output

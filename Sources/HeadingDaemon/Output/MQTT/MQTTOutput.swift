@@ -68,9 +68,8 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
     }
 
     private let configuration: Configuration
-    private let center: any HeadingEventCenter
-    private let logger: Logger
-    private let metrics: OutputMetrics?
+    /// The fan-out it hears, its metrics (messages sent, dropped), the log.
+    private let services: OutputServices
     private let connected: Gauge?
     private let journalDepth: Gauge?
     private let encoder: SignalKDeltaEncoder
@@ -84,15 +83,11 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
 
     /// - Parameters:
     ///   - configuration: What to publish, where.
-    ///   - center: Where headings and faults come from.
-    ///   - metrics: The output's metrics (messages sent, dropped), and the registry for its own.
+    ///   - services: The fan-out it hears, its metrics (messages sent, dropped), the log.
     ///   - registry: Where `headingd_mqtt_connected` and `headingd_mqtt_journal_messages` go.
-    ///   - logger: Its logger.
-    init(configuration: Configuration, center: any HeadingEventCenter, metrics: OutputMetrics?, registry: PrometheusCollectorRegistry?, logger: Logger) {
+    init(configuration: Configuration, services: OutputServices, registry: PrometheusCollectorRegistry?) {
         self.configuration = configuration
-        self.center = center
-        self.metrics = metrics
-        self.logger = logger
+        self.services = services
         encoder = SignalKDeltaEncoder(selfURN: configuration.selfURN)
         connected = registry?.gauge(name: "headingd_mqtt_connected", help: "1 while the MQTT broker has accepted headingd's connection")
         journalDepth = registry?.gauge(name: "headingd_mqtt_journal_messages", help: "Messages in the MQTT journal, waiting for the broker's acknowledgement")
@@ -117,12 +112,12 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
         let journal: MQTTJournal
         do {
             // A damaged file is moved aside, an unwritable directory means memory: never a reason to stop.
-            journal = try SQLiteStore.opening(path: journalPath, what: "MQTT journal", logger: logger) { try MQTTJournal(path: $0) }.store
+            journal = try SQLiteStore.opening(path: journalPath, what: "MQTT journal", logger: services.logger) { try MQTTJournal(path: $0) }.store
         } catch {
             throw OutputOpenError.cannotOpen("MQTT output", "cannot open the journal \(journalPath ?? "in memory"): \(error)")
         }
         if journalPath == nil {
-            logger.notice("MQTT: no state directory: the journal is in memory, and fault changes not yet published are lost if headingd stops")
+            services.logger.notice("MQTT: no state directory: the journal is in memory, and fault changes not yet published are lost if headingd stops")
         }
         var client = MosquittoClient.Configuration(host: configuration.broker.host, port: configuration.broker.port, clientID: configuration.settings.clientID ?? configuration.selfURN)
         client.keepalive = Int32(configuration.settings.keepalive)
@@ -151,7 +146,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
     /// a fault change from then on is journalled, and published once the broker is reached.
     func startConsuming() {
         guard state.withLock({ $0.journal != nil }) else { return }
-        observation.subscribe(to: center, latestOnly: true) { [weak self] in self?.receive($0) }
+        observation.subscribe(to: services.center, latestOnly: true) { [weak self] in self?.receive($0) }
     }
 
     /// Publishes until shutdown, then says `offline` and disconnects.
@@ -160,7 +155,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
         guard let client = state.withLock({ $0.client }) else { return }
         startConsuming()
         defer { observation.cancel() }
-        logger.notice("MQTT to \(configuration.broker) under \(configuration.prefix)/")
+        services.logger.notice("MQTT to \(configuration.broker) under \(configuration.prefix)/")
         client.start()
         let interval = interval
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
@@ -227,11 +222,11 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
                 let (entry, dropped) = try journal.append { id in
                     MosquittoClient.Message(topic: topic, payload: MQTTPayload.notification(notification, id: id), qos: 1, retain: true)
                 }
-                if dropped > 0 { logger.warning("MQTT: the journal is full: its \(dropped) oldest messages were dropped unsent") }
+                if dropped > 0 { services.logger.warning("MQTT: the journal is full: its \(dropped) oldest messages were dropped unsent") }
                 // Behind a backlog not yet replayed, it waits its turn in the journal.
                 if !state.withLock({ $0.awaitingReplay }) { send(entry) }
             } catch {
-                logger.error("MQTT: cannot write to the journal: \(error); \(notification.path) is published without it")
+                services.logger.error("MQTT: cannot write to the journal: \(error); \(notification.path) is published without it")
                 _ = state.withLock { $0.client }?.publish(
                     MosquittoClient.Message(topic: topic, payload: MQTTPayload.notification(notification, id: 0), qos: 1, retain: true)
                 )
@@ -249,7 +244,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
             state.inFlight[id] = entry.id
             return true
         }
-        if sent { metrics?.messagesSent.increment() }
+        if sent { services.metrics?.messagesSent.increment() }
         return sent
     }
 
@@ -290,10 +285,10 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
         for (path, value) in encoder.values(for: heading, rateOfTurn: work.2) {
             let payload = MQTTPayload.value(value, at: heading.timestamp, source: SignalKDeltaEncoder.sourceReference(of: path, in: heading))
             if client.publish(MosquittoClient.Message(topic: MQTTPayload.topic(configuration.prefix, path.rawValue), payload: payload, qos: 0, retain: true)) != nil {
-                metrics?.messagesSent.increment()
+                services.metrics?.messagesSent.increment()
                 paths.append(path.rawValue)
             } else {
-                metrics?.messagesDropped.increment()
+                services.metrics?.messagesDropped.increment()
             }
         }
         state.withLock { $0.publishedPaths.formUnion(paths) }
@@ -302,9 +297,9 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
     // MARK: The client's thread
 
     func mosquittoConnected(_ client: MosquittoClient) {
-        logger.notice("MQTT: connected to \(configuration.broker)")
+        services.logger.notice("MQTT: connected to \(configuration.broker)")
         connected?.set(to: 1)
-        metrics?.clients.set(to: 1)
+        services.metrics?.clients.set(to: 1)
         let (journal, link) = state.withLock { state -> (MQTTJournal?, Int) in
             state.lastFailure = nil
             state.inFlight = [:]
@@ -345,14 +340,14 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
             entries = try journal.pending(after: after, limit: room)
         } catch {
             // Tried again at the next acknowledgement or connection; new changes wait meanwhile.
-            logger.error("MQTT: cannot read the journal: \(error)")
+            services.logger.error("MQTT: cannot read the journal: \(error)")
             return
         }
         var refused: [Int64] = []
         defer {
             // One line for a replay's refusals, not one per message.
             if !refused.isEmpty {
-                logger.warning("MQTT: \(refused.count) journal messages (from \(refused[0])) could not be published; they stay in the journal for the next connection")
+                services.logger.warning("MQTT: \(refused.count) journal messages (from \(refused[0])) could not be published; they stay in the journal for the next connection")
             }
         }
         for entry in entries {
@@ -377,14 +372,14 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
             state.linkChanges += 1
         }
         connected?.set(to: 0)
-        metrics?.clients.set(to: 0)
+        services.metrics?.clients.set(to: 0)
         guard let retryIn else { return }
         let isNew = state.withLock { state in
             defer { state.lastFailure = reason }
             return state.lastFailure != reason
         }
         // Once per reason, not once per attempt.
-        if isNew { logger.warning("MQTT: \(configuration.broker): \(reason); retrying (next in \(String(format: "%.1f", retryIn)) s, then backing off to 60 s)") }
+        if isNew { services.logger.warning("MQTT: \(configuration.broker): \(reason); retrying (next in \(String(format: "%.1f", retryIn)) s, then backing off to 60 s)") }
     }
 
     func mosquittoPublished(_ client: MosquittoClient, messageID: Int32) {
@@ -412,7 +407,7 @@ final class MQTTOutput: Service, MosquittoClient.Delegate, HeadingEventConsumer,
             try journal.remove(rows)
             journalDepth?.set(to: Double((try? journal.count()) ?? 0))
         } catch {
-            logger.error("MQTT: cannot remove \(rows.count) acknowledged messages from the journal: \(error); they may be published again")
+            services.logger.error("MQTT: cannot remove \(rows.count) acknowledged messages from the journal: \(error); they may be published again")
         }
         if let link = state.withLock({ $0.awaitingReplay ? $0.linkChanges : nil }) { replayMore(journal, link: link) }
     }
