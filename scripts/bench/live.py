@@ -24,7 +24,6 @@ import argparse
 import collections
 import glob
 import json
-import os
 import socket
 import statistics
 import subprocess

@@ -145,8 +145,7 @@ struct ScanCommand: ParsableCommand {
             guard sources.isEmpty, let readEnd = SignalPipe.install([SIGINT, SIGTERM]) else { return }
             let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
             source.setEventHandler {
-                var bytes = [UInt8](repeating: 0, count: 16)
-                while read(readEnd, &bytes, bytes.count) > 0 {}
+                _ = SignalPipe.takeAny(from: readEnd)  // one signal or several: the scan ends
                 interrupted.stop()
             }
             source.resume()

@@ -50,10 +50,7 @@ final class HangupSignals: Sendable {
         if readEnd < 0 { signal(SIGHUP, SIG_IGN) }  // no pipe (out of descriptors at start): ignored rather than fatal
         source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: DispatchQueue(label: "headingd.hangup"))
         source.setEventHandler { [weak self] in
-            var bytes = [UInt8](repeating: 0, count: 64)
-            var received = false
-            while read(readEnd, &bytes, bytes.count) > 0 { received = true }  // several SIGHUPs are one reload
-            if received { self?.deliver() }
+            if SignalPipe.takeAny(from: readEnd) { self?.deliver() }  // several SIGHUPs are one reload
         }
         if readEnd >= 0 { source.resume() }
     }
