@@ -122,24 +122,22 @@ struct ConfigurationTests {
         expected["status.enabled"] = "true"
         #expect(effective(daemon) == expected)
         #expect(effective(daemon).count == 66)  // every key but position, which is unset by default
-        // The shipped file shows every setting headingd prints, in its table, with the default its
-        // declaration gives (a default changed in the code and not here fails): the commented
-        // `#key = VALUE` lines are the declarations' values, byte for byte as --check-config writes them.
+        // The file is what the declarations write, byte for byte: every key in its table with its
+        // comment and the default its field gives (a default or a help changed in the code and not
+        // in the file fails here).
+        let written = try await DaemonProcess.run(["--default-config"])
+        #expect(written.terminationStatus == 0, "stderr: \(written.errors)")
         let text = try String(contentsOfFile: shipped, encoding: .utf8)
-        var shown: [String: [String]] = [:]
-        var table = ""
-        for line in text.split(separator: "\n").map(String.init) {
-            if line.hasPrefix("[") { table = line.dropFirst().dropLast() + "." }
-            let setting = line.hasPrefix("#") ? String(line.dropFirst()) : line
-            let parts = setting.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            let isKey = parts.count == 2 && !parts[0].isEmpty && parts[0].allSatisfy { $0.isLowercase || $0 == "_" }
-            if isKey { shown[table + parts[0], default: []].append(parts[1]) }
+        #expect(
+            written.output == text,
+            "config/headingd.toml is not what the settings' declarations write: run `swift run headingd --default-config > config/headingd.toml`"
+        )
+        for key in effective(defaults).keys {
+            let leaf = key.split(separator: ".").last.map(String.init) ?? key
+            #expect(text.contains("\n#\(leaf) = \(effective(defaults)[key]!)\n"), "the shipped file does not show \(key)'s default")
         }
-        let set = ["source": #""gpsd""#, "format": expected["format"]!, "status.enabled": "true"]  // as written
-        for (key, value) in effective(defaults) {
-            #expect(shown[key]?.contains(set[key] ?? value) == true, "the shipped file shows \(key) as \(shown[key] ?? []), not its default \(value)")
-        }
-        #expect(shown.keys.filter { effective(defaults)[$0] == nil }.sorted() == ["position"], "the shipped file shows settings headingd does not have")
+        let long = text.split(separator: "\n").filter { $0.hasPrefix("# ") && $0.count > 100 }
+        #expect(long.isEmpty, "comment lines wider than 100 characters: \(long)")
     }
 
     @Test(arguments: [

@@ -20,6 +20,12 @@ struct ConfigurationOptions: ParsableArguments {
     )
     var checkConfig = false
 
+    @Flag(
+        name: .customLong("default-config"),
+        help: "Print the configuration file headingd ships (/etc/headingd/headingd.toml as installed: every setting with what it does and its default) and exit."
+    )
+    var defaultConfig = false
+
     // Not CommandConfiguration's version: with it ArgumentParser's man page grows a "help"
     // subcommand headingd does not have.
     @Flag(help: "Print headingd's version and exit.")

@@ -98,6 +98,14 @@ struct Headingd: AsyncParsableCommand {
             LineWriter.standardOutput.write(Self.version)
             return
         }
+        if configurationOptions.defaultConfig {
+            var text = ShippedConfiguration.text()
+            if let error = text.withUTF8({ LineWriter.standardOutput.write($0) }) {
+                LineWriter.standardError.write("headingd: cannot write the configuration file: \(error)", priority: .error)
+                throw ExitCode(ExitStatus.outputError.rawValue)
+            }
+            return
+        }
         let loader = SettingsLoader(
             mainFile: configurationOptions.mainFile,
             mainFileIsRequired: configurationOptions.mainFileIsRequired,

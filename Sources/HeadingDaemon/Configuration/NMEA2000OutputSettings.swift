@@ -91,7 +91,12 @@ struct NMEA2000OutputSettings: Sendable, Equatable {
             help: "Be a heading node on the NMEA 2000 bus: socketcan://INTERFACE (can0) or tcp://HOST:PORT?format=ydraw "
                 + "(a Yacht Devices gateway in RAW mode). It claims an address, answers a plotter's requests and sends "
                 + "127250 Vessel Heading, 127251, 127257 and 127258. serial:///dev/DEVICE?format=actisense sends the "
-                + "data only, through an NGT-1.") { content in
+                + "data only, through an NGT-1.",
+            file: "Be a heading node on the NMEA 2000 bus: \"socketcan://can0\" (the nmea2000-socketcan.conf drop-in), "
+                + "\"tcp://HOST:1457?format=ydraw\" (a Yacht Devices gateway in RAW mode: lan-feed.conf), "
+                + "\"serial:///dev/ttyUSB0?format=actisense\" (an NGT-1: data only, under its own NAME; "
+                + "nmea2000-ngt1.conf), or \"\" for none. Its NAME's unique number and its address are kept in "
+                + "$STATE_DIRECTORY/nmea2000-node.json.") { content in
             guard case .string(let text) = content, text.isEmpty || Interface(text) != nil else {
                 return "must be \(Interface.forms), or \"\" for none"
             }
@@ -100,35 +105,44 @@ struct NMEA2000OutputSettings: Sendable, Equatable {
         SettingKey(
             name: "outputs.nmea2000.rate", option: "--nmea2000-rate", kind: .double, group: .nmea2000,
             field: .number(\.nmea2000.rate), valueName: "hz",
-            help: "NMEA 2000: the most headings a second, 0.1 to 50.") { DaemonSettings.number($0, in: 0.1...50, "from 0.1 to 50 Hz") },
+            help: "NMEA 2000: the most headings a second, 0.1 to 50.",
+            file: "The most headings a second (127250 each), 0.1 to 50.") { DaemonSettings.number($0, in: 0.1...50, "from 0.1 to 50 Hz") },
         SettingKey(
             name: "outputs.nmea2000.manufacturer_code", option: "--nmea2000-manufacturer-code", kind: .integer, group: .nmea2000,
             field: .integer(\.nmea2000.manufacturerCode), valueName: "n",
-            help: "NMEA 2000: the NAME's manufacturer code, 0 to 2047.", defaultNote: ", the NMEA2000 library's free code") { DaemonSettings.integer($0, in: 0...2047) },
+            help: "NMEA 2000: the NAME's manufacturer code, 0 to 2047.",
+            file: "The NAME: manufacturer code (2046: the NMEA2000 library's free code), device class and function "
+                + "(40/160: heading sensors; 60/140: ownship attitude), device and system instances.", defaultNote: ", the NMEA2000 library's free code") { DaemonSettings.integer($0, in: 0...2047) },
         SettingKey(
             name: "outputs.nmea2000.device_class", option: "--nmea2000-device-class", kind: .integer, group: .nmea2000,
             field: .integer(\.nmea2000.deviceClass), valueName: "n",
-            help: "NMEA 2000: the NAME's device class.", defaultNote: ", steering and control surfaces") { DaemonSettings.integer($0, in: 0...127) },
+            help: "NMEA 2000: the NAME's device class.",
+            file: "", defaultNote: ", steering and control surfaces") { DaemonSettings.integer($0, in: 0...127) },
         SettingKey(
             name: "outputs.nmea2000.device_function", option: "--nmea2000-device-function", kind: .integer, group: .nmea2000,
             field: .integer(\.nmea2000.deviceFunction), valueName: "n",
-            help: "NMEA 2000: the NAME's device function.", defaultNote: ", heading sensors") { DaemonSettings.integer($0, in: 0...255) },
+            help: "NMEA 2000: the NAME's device function.",
+            file: "", defaultNote: ", heading sensors") { DaemonSettings.integer($0, in: 0...255) },
         SettingKey(
             name: "outputs.nmea2000.device_instance", option: "--nmea2000-device-instance", kind: .integer, group: .nmea2000,
             field: .integer(\.nmea2000.deviceInstance), valueName: "n",
-            help: "NMEA 2000: the NAME's device instance, 0 to 255.") { DaemonSettings.integer($0, in: 0...255) },
+            help: "NMEA 2000: the NAME's device instance, 0 to 255.",
+            file: "") { DaemonSettings.integer($0, in: 0...255) },
         SettingKey(
             name: "outputs.nmea2000.system_instance", option: "--nmea2000-system-instance", kind: .integer, group: .nmea2000,
             field: .integer(\.nmea2000.systemInstance), valueName: "n",
-            help: "NMEA 2000: the NAME's system instance, 0 to 15.") { DaemonSettings.integer($0, in: 0...15) },
+            help: "NMEA 2000: the NAME's system instance, 0 to 15.",
+            file: "") { DaemonSettings.integer($0, in: 0...15) },
         SettingKey(
             name: "outputs.nmea2000.heartbeat", option: "--nmea2000-heartbeat", kind: .double, group: .nmea2000,
             field: .number(\.nmea2000.heartbeat), valueName: "seconds",
-            help: "NMEA 2000: seconds between heartbeats (126993), 1 to 60.") { DaemonSettings.number($0, in: 1...60, "from 1 to 60 seconds") },
+            help: "NMEA 2000: seconds between heartbeats (126993), 1 to 60.",
+            file: "Seconds between heartbeats (126993), 1 to 60.") { DaemonSettings.number($0, in: 1...60, "from 1 to 60 seconds") },
         SettingKey(
             name: "outputs.nmea2000.description", option: "--nmea2000-description", kind: .string, group: .nmea2000,
             field: .text(\.nmea2000.installationDescription), valueName: "text",
-            help: "NMEA 2000: the installation description a plotter shows (126998).") { content in
+            help: "NMEA 2000: the installation description a plotter shows (126998).",
+            file: "What a plotter shows as the installation description (126998), at most 70 ASCII characters.") { content in
             guard case .string(let text) = content, text.unicodeScalars.count <= 70, text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F })
             else { return "must be at most 70 printable ASCII characters" }
             return nil

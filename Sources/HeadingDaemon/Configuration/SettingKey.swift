@@ -59,6 +59,15 @@ struct SettingKey: Sendable {
     /// ``DaemonSettings`` made anew (written once, in the field), said as the field's binding
     /// shows it.
     let help: String
+    /// What the shipped configuration file (``ShippedConfiguration``) says above the key's line:
+    /// the declaration's `file` words, else its help's (without the default, which the line
+    /// shows); empty when the comment above it covers it too.
+    let fileComment: String
+    /// TOML values the shipped file shows as examples, commented out, above the default's line.
+    let fileExamples: [String]
+    /// The TOML value the shipped file sets (uncommented: the installed service's own), or `nil`
+    /// when it leaves the key at its default.
+    let installedValue: String?
     /// Whether its option is given once for each value of a list (`--source A --source B`: a
     /// value may hold commas), rather than once with the list comma-separated.
     let optionRepeats: Bool
@@ -79,6 +88,10 @@ struct SettingKey: Sendable {
     ///   - field: The field of ``DaemonSettings`` it sets.
     ///   - valueName: What its option's value is called; leave it out for a flag.
     ///   - help: What it does; `(default: VALUE)` is added from the field.
+    ///   - file: What the shipped configuration file says of it, when not `help`'s words; `""` for
+    ///     nothing (the comment above covers it).
+    ///   - examples: TOML values the shipped file shows as examples.
+    ///   - installed: The TOML value the shipped file sets, when it does not leave the default.
     ///   - defaultShown: What the default is called when the field's value is not what a person
     ///     reads (`the Signal K self`, a path made at start); `nil` shows the field's value.
     ///   - defaultNote: Words after the default's value (`, integrated instrumentation`).
@@ -86,7 +99,7 @@ struct SettingKey: Sendable {
     ///   - check: Why a value of the right type is still wrong, or `nil`.
     init(
         name: String, option: String, kind: Kind, group: Group, field: SettingBinding, valueName: String? = nil, help: String,
-        defaultShown: String? = nil, defaultNote: String = "", optionRepeats: Bool = false,
+        file: String? = nil, examples: [String] = [], installed: String? = nil, defaultShown: String? = nil, defaultNote: String = "", optionRepeats: Bool = false,
         check: @escaping @Sendable (ConfigContent) -> String? = { _ in nil }
     ) {
         self.name = name
@@ -97,6 +110,9 @@ struct SettingKey: Sendable {
         self.valueName = kind == .bool ? nil : valueName ?? "value"
         // A flag says what it turns on: off is its default.
         self.help = kind != .bool ? help + " (default: \(defaultShown ?? field.show(DaemonSettings()) ?? "none")\(defaultNote))" : help
+        self.fileComment = file ?? help
+        self.fileExamples = examples
+        self.installedValue = installed
         self.optionRepeats = optionRepeats
         self.check = check
     }
