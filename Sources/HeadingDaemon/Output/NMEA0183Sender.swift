@@ -13,7 +13,7 @@ import Synchronization
 /// a fault, until the next heading, `THS` says mode `V` at once and then once a second.
 final class NMEA0183Sender: Sendable {
     /// What to write, and how often.
-    struct Configuration: Sendable {
+    struct Configuration: Sendable, Equatable {
         let sentences: [NMEA0183Encoder.Sentence]
         let encoder: NMEA0183Encoder
         let maximumHertz: Double

@@ -21,7 +21,7 @@ import Synchronization
 /// are dropped, as are sentences that find the line's buffer full.
 final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
     /// Which line, how fast, and what.
-    struct Configuration: Sendable {
+    struct Configuration: Sendable, Equatable {
         let device: String
         let baud: Int
         let sender: NMEA0183Sender.Configuration

@@ -22,7 +22,7 @@ import Synchronization
 /// a client sends is discarded.
 final class NMEA0183TCPOutput: Service, HeadingEventConsumer, Sendable {
     /// What to serve, and where.
-    struct Configuration: Sendable {
+    struct Configuration: Sendable, Equatable {
         let address: ListenAddress
         let maximumClients: Int
         let sender: NMEA0183Sender.Configuration

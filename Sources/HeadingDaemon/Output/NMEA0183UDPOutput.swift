@@ -17,7 +17,7 @@ import Synchronization
 /// `SO_BROADCAST` on. A datagram that finds the socket full is dropped, never queued.
 final class NMEA0183UDPOutput: Service, HeadingEventConsumer, Sendable {
     /// Where to send, and what.
-    struct Configuration: Sendable {
+    struct Configuration: Sendable, Equatable {
         let targets: [ListenAddress]
         let sender: NMEA0183Sender.Configuration
     }

@@ -20,8 +20,10 @@ struct OutputServices: Sendable {
 }
 
 extension OutputContext {
-    /// What the output labelled `label` (`nmea0183_tcp`) runs with.
-    func services(label: String) -> OutputServices {
-        OutputServices(center: fanOut, metrics: metrics.output(label), logger: logger, group: MultiThreadedEventLoopGroup.singleton)
+    /// What an output of `kind` runs with: its metrics under the kind's label (`nmea0183_tcp`).
+    func services<Kind: OutputKind>(for kind: Kind.Type) -> OutputServices {
+        OutputServices(
+            center: fanOut, metrics: metrics.output(kind.label ?? String(describing: kind)), logger: logger, group: MultiThreadedEventLoopGroup.singleton
+        )
     }
 }

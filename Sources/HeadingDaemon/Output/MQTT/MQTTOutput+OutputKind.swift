@@ -25,7 +25,7 @@ extension MQTTOutput: OutputKind {
     static func open(_ settings: Settings, in context: OutputContext) async throws -> any Service {
         let output = MQTTOutput(
             configuration: .init(settings: settings.settings, broker: settings.broker, selfURN: settings.selfURN ?? context.signalKSelf(), staleAfter: settings.staleAfter),
-            services: context.services(label: "mqtt"), registry: context.metrics.registry
+            services: context.services(for: self), registry: context.metrics.registry
         )
         try output.open()
         return output
