@@ -7,8 +7,13 @@ import HeadingKit
 import HeadingOutputs
 
 extension DaemonSettings {
-    /// Every key headingd reads, with its checks.
-    static let keys: [SettingKey] = [
+    /// Every key headingd reads, with its checks: in this order the shipped file and `--check-config`
+    /// lay them out (and `--help` lists each group's).
+    static let keys: [SettingKey] = inputKeys + nmea0183Keys + serviceKeys + mqttKeys + NMEA2000OutputSettings.keys
+
+    /// Where headings come from, how they are chosen and corrected, the replay, the simulation and
+    /// the standard output's format.
+    static let inputKeys: [SettingKey] = [
         SettingKey(
             name: "source", option: "--source", kind: .stringList, group: .sources,
             field: .list(\.sources, SourceSpecification.init(argument:), \.description), valueName: "source",
@@ -166,312 +171,10 @@ extension DaemonSettings {
             field: .flag(\.verbose),
             help: "Log headingd's own lifecycle at debug level on standard error.",
             file: "Log headingd's own lifecycle at debug level."),
-        SettingKey(
-            name: "outputs.nmea0183.tcp.listen", option: "--nmea-tcp", kind: .string, group: .output,
-            field: .optionalParsed(\.nmeaTCPListen, ListenAddress.init, \.description), valueName: "host:port",
-            help: "Serve NMEA 0183 heading sentences over TCP on this address, such as 127.0.0.1:10110",
-            file: "Serve NMEA 0183 heading sentences over TCP (OpenCPN, pypilot, Signal K servers read them; 10110 is "
-                + "the convention): HOST:PORT, or \"\" for none. Loopback serves this machine only; a LAN address (or "
-                + "0.0.0.0) serves the network, and the unit's IPAddressAllow= must allow it too (README).", defaultNote: "; a non-loopback address serves the network") { content in
-            guard case .string(let text) = content, text.isEmpty || ListenAddress(text) != nil else {
-                return "must be HOST:PORT, such as 127.0.0.1:10110 or [::1]:10110, or \"\" for no NMEA 0183 TCP output"
-            }
-            return nil
-        },
-        SettingKey(
-            name: "outputs.nmea0183.tcp.max_clients", option: "--nmea-tcp-max-clients", kind: .integer, group: .output,
-            field: .integer(\.nmeaTCPMaxClients), valueName: "n",
-            help: "The most NMEA 0183 TCP clients at once; the next is refused.",
-            file: "The most clients at once; the next connection is refused (one log line).") { integer($0, in: 1...1024) },
-        SettingKey(
-            name: "outputs.nmea0183.tcp.sentences", option: "--nmea-sentences", kind: .stringList, group: .output,
-            field: .list(\.nmeaTCPSender.sentences, NMEA0183Encoder.Sentence.init(rawValue:), \.rawValue), valueName: "list",
-            help: "The NMEA 0183 sentences for each heading, comma-separated, of HDT, HDM, HDG, THS and ROT.",
-            file: "The sentences written for each heading: HDT (true), HDM (magnetic), HDG (magnetic sensor heading "
-                + "with deviation and variation where known), THS (true, with mode A/E/S, or V with no heading while no "
-                + "source is healthy), ROT (rate of turn, degrees a minute, negative to port).", check: sentenceList),
-        SettingKey(
-            name: "outputs.nmea0183.tcp.talker", option: "--nmea-talker", kind: .string, group: .output,
-            field: .text(\.nmeaTCPSender.talker), valueName: "id",
-            help: "The NMEA 0183 talker, two letters.",
-            file: "The talker: II (integrated instrumentation), as headingd's heading is chosen and corrected from one "
-                + "or more sensors.", defaultNote: ", integrated instrumentation", check: talker),
-        SettingKey(
-            name: "outputs.nmea0183.tcp.rate", option: "--nmea-rate", kind: .double, group: .output,
-            field: .number(\.nmeaTCPSender.rate), valueName: "hz",
-            help: "The most NMEA 0183 headings a second; 0 sends every heading.",
-            file: "At most this many headings a second, the newest winning; 0 sends every heading.", check: outputRate),
-        SettingKey(
-            name: "outputs.nmea0183.udp.targets", option: "--nmea-udp", kind: .stringList, group: .output,
-            field: .list(\.nmeaUDPTargets, ListenAddress.init, \.description), valueName: "targets",
-            help: "Send NMEA 0183 heading sentences in UDP datagrams to these HOST:PORT targets, comma-separated; a "
-                + "broadcast address such as 192.168.1.255:10110 broadcasts.",
-            file: "Send NMEA 0183 heading sentences in UDP datagrams, one per heading, to each HOST:PORT listed; a "
-                + "broadcast address (192.168.1.255:10110) broadcasts. None by default. Under the unit, the address "
-                + "must also be allowed (IPAddressAllow=, README).") { content in
-            guard case .stringArray(let texts) = content, texts.count <= 64, texts.allSatisfy({ ListenAddress($0) != nil }) else {
-                return "must list HOST:PORT targets (at most 64), such as 192.168.1.255:10110, or none"
-            }
-            return nil
-        },
-        SettingKey(
-            name: "outputs.nmea0183.udp.sentences", option: "--nmea-udp-sentences", kind: .stringList, group: .output,
-            field: .list(\.nmeaUDPSender.sentences, NMEA0183Encoder.Sentence.init(rawValue:), \.rawValue), valueName: "list",
-            help: "The UDP output's sentences, as --nmea-sentences.",
-            file: "As for TCP: the sentences, the talker, and the most headings a second (0 for every heading).", check: sentenceList),
-        SettingKey(
-            name: "outputs.nmea0183.udp.talker", option: "--nmea-udp-talker", kind: .string, group: .output,
-            field: .text(\.nmeaUDPSender.talker), valueName: "id",
-            help: "The UDP output's talker.",
-            file: "", check: talker),
-        SettingKey(
-            name: "outputs.nmea0183.udp.rate", option: "--nmea-udp-rate", kind: .double, group: .output,
-            field: .number(\.nmeaUDPSender.rate), valueName: "hz",
-            help: "The UDP output's most headings a second; 0 sends every heading.",
-            file: "", check: outputRate),
-        SettingKey(
-            name: "outputs.nmea0183.serial.device", option: "--nmea-serial", kind: .string, group: .output,
-            field: .optionalText(\.nmeaSerialDevice), valueName: "device",
-            help: "Write NMEA 0183 heading sentences to this serial line, such as /dev/ttyUSB0, raw 8N1; a line that "
-                + "goes away is reopened.",
-            file: "Write NMEA 0183 heading sentences to a serial line (an autopilot or plotter wired to this computer), "
-                + "raw 8N1: a device path such as /dev/ttyUSB0, or \"\" for none. A line that cannot be opened or goes "
-                + "away is a fault, reopened with backoff. Under the unit, the device must also be allowed "
-                + "(systemd/drop-ins/serial-output.conf).") { content in
-            guard case .string(let text) = content, text.isEmpty || (text.hasPrefix("/") && text.utf8.count <= 4096) else {
-                return "must be a device path such as /dev/ttyUSB0, or \"\" for no NMEA 0183 serial output"
-            }
-            return nil
-        },
-        SettingKey(
-            name: "outputs.nmea0183.serial.baud", option: "--nmea-serial-baud", kind: .integer, group: .output,
-            field: .integer(\.nmeaSerialBaud), valueName: "n",
-            help: "The serial line's baud rate: 4800, 9600, 19200, 38400, 57600 or 115200.",
-            file: "4800 (NMEA 0183's own), 9600, 19200, 38400 (NMEA 0183 HS), 57600 or 115200.") { content in
-            guard case .int(let baud) = content, NMEAStreamEndpoint.baudRates.contains(baud) else {
-                return "must be one of 4800, 9600, 19200, 38400, 57600 and 115200"
-            }
-            return nil
-        },
-        SettingKey(
-            name: "outputs.nmea0183.serial.sentences", option: "--nmea-serial-sentences", kind: .stringList, group: .output,
-            field: .list(\.nmeaSerialSender.sentences, NMEA0183Encoder.Sentence.init(rawValue:), \.rawValue), valueName: "list",
-            help: "The serial output's sentences, as --nmea-sentences.",
-            file: "", check: sentenceList),
-        SettingKey(
-            name: "outputs.nmea0183.serial.talker", option: "--nmea-serial-talker", kind: .string, group: .output,
-            field: .text(\.nmeaSerialSender.talker), valueName: "id",
-            help: "The serial output's talker.",
-            file: "", check: talker),
-        SettingKey(
-            name: "outputs.nmea0183.serial.rate", option: "--nmea-serial-rate", kind: .double, group: .output,
-            field: .number(\.nmeaSerialSender.rate), valueName: "hz",
-            help: "The serial output's most headings a second; 0 sends every heading.",
-            file: "At 4800 baud a line carries about 480 characters a second: 5 headings of three sentences.", check: outputRate),
-        SettingKey(
-            name: "outputs.signalk.enabled", option: "--signalk", kind: .bool, group: .output,
-            field: .flag(\.signalKEnabled),
-            help: "Serve headings as a Signal K source: discovery, the REST model and the WebSocket delta stream, on "
-                + "--signalk-listen.",
-            file: "Serve headings as a Signal K source (HTTP and WebSocket): discovery at /signalk, the full model at "
-                + "/signalk/v1/api/, the delta stream at /signalk/v1/stream. navigation.headingTrue, headingMagnetic, "
-                + "magneticVariation, magneticDeviation, attitude and rateOfTurn in radians; each fault as "
-                + "notifications.navigation.heading.<code> (alarm, warn or alert; normal again on recovery)."),
-        SettingKey(
-            name: "outputs.signalk.listen", option: "--signalk-listen", kind: .string, group: .output,
-            field: .parsed(\.signalKListen, ListenAddress.init, \.description), valueName: "host:port",
-            help: "The Signal K output's address.",
-            file: "Loopback by default, on a port clear of a Signal K server (3000) and gpsd (2947). A LAN address "
-                + "serves the network; under the unit it must also be allowed (systemd/drop-ins/lan-output.conf).", defaultNote: "; a non-loopback address serves the network") { listenAddress($0, port: 8375) },
-        SettingKey(
-            name: "outputs.signalk.self", option: "--signalk-self", kind: .string, group: .output,
-            field: .optionalText(\.signalKSelf), valueName: "urn",
-            help: "The vessel's Signal K identity, urn:mrn:signalk:uuid:UUID or urn:mrn:imo:mmsi:MMSI.",
-            file: "The vessel: urn:mrn:signalk:uuid:<version 4 UUID> or urn:mrn:imo:mmsi:<MMSI>. \"\" keeps one generated "
-                + "once in the state directory (/var/lib/headingd/signalk-self under the unit).", defaultShown: "one generated once and kept in $STATE_DIRECTORY, else generated for the run") { content in
-            guard case .string(let text) = content, text.isEmpty || SignalKDeltaEncoder.isVesselURN(text) else {
-                return "must be urn:mrn:signalk:uuid: and a version 4 UUID, or urn:mrn:imo:mmsi: and the MMSI's nine digits, or \"\" to generate one"
-            }
-            return nil
-        },
-        SettingKey(
-            name: "outputs.signalk.max_clients", option: "--signalk-max-clients", kind: .integer, group: .output,
-            field: .integer(\.signalKMaxClients), valueName: "n",
-            help: "The most Signal K stream clients at once; the next is refused.",
-            file: "The most stream clients at once (the next is closed with 1013, try again later) and the most "
-                + "subscriptions one client may hold.") { integer($0, in: 1...1024) },
-        SettingKey(
-            name: "outputs.signalk.max_subscriptions", option: "--signalk-max-subscriptions", kind: .integer, group: .output,
-            field: .integer(\.signalKMaxSubscriptions), valueName: "n",
-            help: "The most subscriptions one Signal K client may hold.",
-            file: "") { integer($0, in: 1...1024) },
-        SettingKey(
-            name: "metrics.enabled", option: "--metrics", kind: .bool, group: .output,
-            field: .flag(\.metricsEnabled),
-            help: "Serve Prometheus metrics at /metrics: on the Signal K output's listener when --signalk is on, else "
-                + "on --http-listen.",
-            file: "Serve Prometheus metrics at /metrics (text format 0.0.4): each source's health, headings and faults, "
-                + "the source steering, reloads, the heading itself (for display only). On the Signal K output's "
-                + "listener when it runs, else on [http] listen; loopback by default."),
-        SettingKey(
-            name: "status.enabled", option: "--status", kind: .bool, group: .output,
-            field: .flag(\.statusEnabled),
-            help: "Serve the status page at /, /status.json and /status/events (what `headingd status` reads): on the "
-                + "Signal K output's listener when --signalk is on, else on --http-listen.",
-            file: "Serve the status page at / (the heading on a compass rose, each source, the active faults, the "
-                + "outputs; live), /status.json and /status/events: on the Signal K output's listener when it runs, "
-                + "else on [http] listen. `headingd status` asks it. Installed, on.",
-            installed: "true"),
-        SettingKey(
-            name: "history.enabled", option: "--history", kind: .bool, group: .output,
-            field: .flag(\.historyEnabled),
-            help: "Keep the heading's history (once a second) and its faults, served by the Signal K output's History "
-                + "API at /signalk/v2/api/history/.",
-            file: "Keep the heading (once a second of the headings' own time) and every fault, recovery and change of "
-                + "source, for days before the newest sample, in SQLite; the Signal K output serves it read-only in the "
-                + "shape of Signal K's History API "
-                + "(/signalk/v2/api/history/values?paths=navigation.headingTrue&duration=PT1H)."),
-        SettingKey(
-            name: "history.days", option: "--history-days", kind: .double, group: .output,
-            field: .number(\.historyDays), valueName: "days",
-            help: "Days of history kept.",
-            file: "") { number($0, in: 0.01...366, "between 0.01 and 366 days") },
-        SettingKey(
-            name: "history.file", option: "--history-file", kind: .string, group: .output,
-            field: .optionalText(\.historyFile), valueName: "path",
-            help: "The history's file.",
-            file: "The file; \"\" for $STATE_DIRECTORY/history.sqlite (/var/lib/headingd under the unit).", defaultShown: "$STATE_DIRECTORY/history.sqlite, else in memory", check: absolutePathOrNone),
-        SettingKey(
-            name: "http.listen", option: "--http-listen", kind: .string, group: .output,
-            field: .parsed(\.httpListen, ListenAddress.init, \.description), valueName: "host:port",
-            help: "Where the metrics and the status page are served when the Signal K output is off.",
-            file: "headingd's own HTTP listener, for the metrics and the status page when the Signal K output is off: "
-                + "loopback by default (a LAN address serves the network; the unit must allow it, README).", defaultNote: "; a non-loopback address serves the network") { listenAddress($0, port: 9947) },
-        SettingKey(
-            name: "http.request_head_timeout", option: "--http-request-head-timeout", kind: .double, group: .output,
-            field: .number(\.httpLimits.requestHeadTimeout), valueName: "seconds",
-            help: "HTTP: seconds a connection has to send a whole request head (a slow client is closed).",
-            file: "How the HTTP listener (Signal K's, and every HTTP service after it) defends itself. A connection has "
-                + "request_head_timeout seconds, from its opening or its first byte after a response, to send a whole "
-                + "request head (a client trickling its headers is closed); one that waits idle_timeout seconds between "
-                + "requests is closed; at max_connections a new connection closes the oldest one that is idle or still "
-                + "sending its head (never one being served, nor a stream); a request that sends more than "
-                + "max_request_size bytes before its response is closed.") {
-            number($0, in: 0.1...300, "between 0.1 and 300 seconds")
-        },
-        SettingKey(
-            name: "http.idle_timeout", option: "--http-idle-timeout", kind: .double, group: .output,
-            field: .number(\.httpLimits.idleTimeout), valueName: "seconds",
-            help: "HTTP: seconds a connection may wait between requests before it is closed.",
-            file: "") { number($0, in: 0.1...3600, "between 0.1 and 3600 seconds") },
-        SettingKey(
-            name: "http.max_connections", option: "--http-max-connections", kind: .integer, group: .output,
-            field: .integer(\.httpLimits.maximumConnections), valueName: "n",
-            help: "HTTP: the most open connections; at the limit a new one closes the oldest that is idle or still "
-                + "sending its head.",
-            file: "") { integer($0, in: 1...65_536) },
-        SettingKey(
-            name: "http.max_request_size", option: "--http-max-request-size", kind: .integer, group: .output,
-            field: .integer(\.httpLimits.maximumRequestSize), valueName: "bytes",
-            help: "HTTP: the largest request, head and body, in bytes; a larger one is answered 413 and closed.",
-            file: "") { integer($0, in: 1024...16_777_216, "bytes") },
-        SettingKey(
-            name: "outputs.mqtt.broker", option: "--mqtt", kind: .string, group: .mqtt,
-            field: .optionalParsed(\.mqtt.broker, MQTTSettings.Broker.init, \.description), valueName: "url",
-            help: "Publish headings, faults and status to this MQTT broker: mqtt://HOST[:PORT] (1883) or "
-                + "mqtts://HOST[:PORT] (8883, TLS).",
-            file: "Publish status, headings and faults to the fleet's MQTT broker: \"mqtt://HOST[:PORT]\" (1883) or "
-                + "\"mqtts://HOST[:PORT]\" (8883, TLS: ca_file needed), or \"\" for none. Under the unit a broker off this "
-                + "machine needs the mqtt-broker.conf drop-in (systemd/drop-ins/), which also passes the password as a "
-                + "credential.") { content in
-            guard case .string(let text) = content, text.isEmpty || MQTTSettings.Broker(text) != nil else {
-                return "must be mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (TLS), or \"\" for none"
-            }
-            return nil
-        },
-        SettingKey(
-            name: "outputs.mqtt.prefix", option: "--mqtt-prefix", kind: .string, group: .mqtt,
-            field: .optionalText(\.mqtt.prefix), valueName: "topic",
-            help: "MQTT: the topics' prefix.",
-            file: "The topics' prefix; \"\" for vessels/<the Signal K self>.", defaultShown: "vessels/<the Signal K self>") { content in
-            guard case .string(let text) = content,
-                text.isEmpty || (!text.contains("+") && !text.contains("#") && !text.hasPrefix("/") && !text.hasSuffix("/") && text.utf8.count <= 1024)
-            else { return "must be a topic without wildcards (+, #) and without a leading or trailing /" }
-            return nil
-        },
-        SettingKey(
-            name: "outputs.mqtt.client_id", option: "--mqtt-client-id", kind: .string, group: .mqtt,
-            field: .optionalText(\.mqtt.clientID), valueName: "id",
-            help: "MQTT: the client identifier.",
-            file: "The client identifier; \"\" for the Signal K self.", defaultShown: "the Signal K self") { content in
-            guard case .string(let text) = content, text.utf8.count <= 256, !text.contains("\u{0}") else { return "must be at most 256 bytes" }
-            return nil
-        },
-        SettingKey(
-            name: "outputs.mqtt.username", option: "--mqtt-username", kind: .string, group: .mqtt,
-            field: .optionalText(\.mqtt.username), valueName: "name",
-            help: "MQTT: the user name.",
-            file: "") { content in
-            guard case .string(let text) = content, text.utf8.count <= 1024 else { return "must be at most 1024 bytes" }
-            return nil
-        },
-        SettingKey(
-            name: "outputs.mqtt.password_file", option: "--mqtt-password-file", kind: .string, group: .mqtt,
-            field: .optionalText(\.mqtt.passwordFile), valueName: "path",
-            help: "MQTT: the file holding the password",
-            file: "The file holding the password; \"\" for the unit's credential ($CREDENTIALS_DIRECTORY/mqtt-password).", defaultShown: "$CREDENTIALS_DIRECTORY/mqtt-password when systemd passes it, else none", check: absolutePathOrNone),
-        SettingKey(
-            name: "outputs.mqtt.ca_file", option: "--mqtt-ca-file", kind: .string, group: .mqtt,
-            field: .optionalText(\.mqtt.caFile), valueName: "path",
-            help: "MQTT over TLS: the CA certificates that sign the broker's.",
-            file: "TLS: the CA that signs the broker's certificate; a client certificate and key if it asks for one.", check: absolutePathOrNone),
-        SettingKey(
-            name: "outputs.mqtt.cert_file", option: "--mqtt-cert-file", kind: .string, group: .mqtt,
-            field: .optionalText(\.mqtt.certificateFile), valueName: "path",
-            help: "MQTT over TLS: the client's certificate, when the broker asks for one.",
-            file: "", check: absolutePathOrNone),
-        SettingKey(
-            name: "outputs.mqtt.key_file", option: "--mqtt-key-file", kind: .string, group: .mqtt,
-            field: .optionalText(\.mqtt.keyFile), valueName: "path",
-            help: "MQTT over TLS: the client certificate's key.",
-            file: "", check: absolutePathOrNone),
-        SettingKey(
-            name: "outputs.mqtt.rate", option: "--mqtt-rate", kind: .double, group: .mqtt,
-            field: .number(\.mqtt.rate), valueName: "hz",
-            help: "MQTT: the most heading messages a second per topic, the newest winning.",
-            file: "The most heading messages a second per topic, the newest winning.") { number($0, in: 0.01...50, "between 0.01 and 50 a second") },
-        SettingKey(
-            name: "outputs.mqtt.keepalive", option: "--mqtt-keepalive", kind: .integer, group: .mqtt,
-            field: .integer(\.mqtt.keepalive), valueName: "seconds",
-            help: "MQTT: the keepalive in seconds; a headingd that vanishes shows offline about 1.5 times this later.",
-            file: "Seconds: the broker says offline about 1.5 times this after headingd vanished.") { integer($0, in: 5...3600, "seconds") },
-        SettingKey(
-            name: "outputs.mqtt.journal", option: "--mqtt-journal", kind: .string, group: .mqtt,
-            field: .optionalText(\.mqtt.journal), valueName: "path",
-            help: "MQTT: the journal's file, where fault changes wait for the broker.",
-            file: "Where fault changes wait for the broker's acknowledgement; \"\" for "
-                + "$STATE_DIRECTORY/mqtt-journal.sqlite.", defaultShown: "$STATE_DIRECTORY/mqtt-journal.sqlite, else in memory", check: absolutePathOrNone),
-    ] + NMEA2000OutputSettings.keys
+    ]
 
-    /// A list of NMEA 0183 sentence types the encoder writes.
-    private static func sentenceList(_ content: ConfigContent) -> String? {
-        guard case .stringArray(let names) = content, !names.isEmpty, names.allSatisfy({ NMEA0183Encoder.Sentence(rawValue: $0) != nil })
-        else { return "must list one or more of HDT, HDM, HDG, THS and ROT" }
-        return nil
-    }
 
-    /// An NMEA 0183 output's maximum rate.
-    private static func outputRate(_ content: ConfigContent) -> String? {
-        number(content, in: 0...100, "between 0 (every heading) and 100 Hz")
-    }
 
-    /// An NMEA 0183 talker.
-    private static func talker(_ content: ConfigContent) -> String? {
-        guard case .string(let text) = content, NMEA0183Encoder(talker: text) != nil else {
-            return "must be two uppercase letters or digits, such as II, HE or GP"
-        }
-        return nil
-    }
 
     /// A position written `LATITUDE,LONGITUDE[,ALTITUDE]`: latitude within ±90°, longitude within
     /// ±180°, altitude from −1 km to 100 km (the World Magnetic Model's own range is −1 km to 850 km;
@@ -487,13 +190,13 @@ extension DaemonSettings {
     }
 
     /// An absolute path, or "" for none.
-    private static func absolutePathOrNone(_ content: ConfigContent) -> String? {
+    static func absolutePathOrNone(_ content: ConfigContent) -> String? {
         guard case .string(let text) = content, text.isEmpty || text.hasPrefix("/") else { return "must be an absolute path, or \"\"" }
         return nil
     }
 
     /// A listener's `HOST:PORT`; `port` is the example's.
-    private static func listenAddress(_ content: ConfigContent, port: Int) -> String? {
+    static func listenAddress(_ content: ConfigContent, port: Int) -> String? {
         guard case .string(let text) = content, ListenAddress(text) != nil else { return "must be HOST:PORT, such as 127.0.0.1:\(port) or [::1]:\(port)" }
         return nil
     }
