@@ -65,28 +65,11 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
             var generator = SystemRandomNumberGenerator()
             while !Task.isCancelled {
                 let failure: String
-                switch Result(catching: { () throws(PortFailure) in
-                    try SerialLineStream.openLine(self.configuration.device, baud: self.configuration.baud, flags: O_WRONLY)
-                }) {
-                case .success(let descriptor):
-                    do {
-                        let channel = try await NIOPipeBootstrap(group: self.services.group).takingOwnershipOfDescriptor(output: descriptor).get()
-                        self.line.withLock { $0 = channel }
-                        self.services.logger.notice("NMEA 0183 serial output: writing to \(self.configuration.device) at \(self.configuration.baud) baud")
-                        backoff.reset()
-                        await withTaskCancellationHandler {
-                            try? await channel.closeFuture.get()
-                        } onCancel: {
-                            channel.close(promise: nil)
-                        }
-                        self.line.withLock { $0 = nil }
-                        failure = "\(self.configuration.device): the device went away"
-                    } catch {
-                        close(descriptor)
-                        failure = "\(self.configuration.device): cannot write to it: \(error)"
-                    }
-                case .failure(let port):
-                    failure = port.reason
+                do throws(PortFailure) {
+                    let descriptor = try SerialLineStream.openLine(self.configuration.device, baud: self.configuration.baud, flags: O_WRONLY)
+                    failure = await self.write(to: descriptor, resetting: &backoff)
+                } catch {
+                    failure = error.reason
                 }
                 guard !Task.isCancelled else { break }
                 let delay = backoff.nextDelay(using: &generator)
@@ -96,6 +79,31 @@ final class NMEA0183SerialOutput: Service, HeadingEventConsumer, Sendable {
                 )
                 try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             }
+        }
+    }
+
+    /// Writes to the line open on `descriptor` (the sender's sentences go to it) until it goes
+    /// away or the output stops; closes it.
+    /// - Parameters:
+    ///   - descriptor: The open line, which this takes over.
+    ///   - backoff: The reopening's backoff, reset once the line takes writes.
+    /// - Returns: Why the writing ended, for the fault.
+    private func write(to descriptor: Int32, resetting backoff: inout ReconnectBackoff) async -> String {
+        do {
+            let channel = try await NIOPipeBootstrap(group: services.group).takingOwnershipOfDescriptor(output: descriptor).get()
+            line.withLock { $0 = channel }
+            services.logger.notice("NMEA 0183 serial output: writing to \(configuration.device) at \(configuration.baud) baud")
+            backoff.reset()
+            await withTaskCancellationHandler {
+                try? await channel.closeFuture.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
+            line.withLock { $0 = nil }
+            return "\(configuration.device): the device went away"
+        } catch {
+            close(descriptor)
+            return "\(configuration.device): cannot write to it: \(error)"
         }
     }
 }
