@@ -19,8 +19,11 @@ import Glibc
 /// can play: a scripted link that takes frames, or has no room (`ENOBUFS`, a bus with no other
 /// node to acknowledge), or fails (the interface gone).
 struct NMEA2000OutputTests {
-    /// What the scripted link does with a write.
-    enum Mode { case take, full, fail }
+    /// What the scripted link does with a write: take it, refuse it for want of room, or fail it
+    /// as an interface that went away — once: the link opened again finds the bus taking frames
+    /// (a bus failing for longer would fail the reopened link's claim too, a second reopening
+    /// whose timing the test cannot fix).
+    enum Mode { case take, full, failOnce }
 
     /// The test's side of the scripted links: their mode, and every frame taken.
     final class Bus: Sendable {
@@ -29,6 +32,8 @@ struct NMEA2000OutputTests {
         let opened = Atomic(0)
         /// Writes refused for want of room.
         let refused = Atomic(0)
+        /// How many frames had been taken when the interface failed; -1 until it has.
+        let failedAfter = Atomic(-1)
 
         var frames: [CANFrame] { taken.withLock { $0 } }
 
@@ -66,14 +71,20 @@ struct NMEA2000OutputTests {
         var descriptor: Int32 { ends.0 }
         var name: String { "scripted" }
         func write(_ frame: CANFrame) -> CANLinkWrite {
-            switch bus.mode.withLock({ $0 }) {
+            let mode = bus.mode.withLock { mode in
+                defer { if mode == .failOnce { mode = .take } }
+                return mode
+            }
+            switch mode {
             case .take:
                 bus.taken.withLock { $0.append(frame) }
                 return .written
             case .full:
                 bus.refused.add(1, ordering: .relaxed)
                 return .full
-            case .fail: return .failed("the scripted interface went down")
+            case .failOnce:
+                bus.failedAfter.store(bus.frames.count, ordering: .relaxed)
+                return .failed("the scripted interface went down")
             }
         }
         func read(_ body: (CANFrame) -> Void) -> String? { nil }
@@ -172,11 +183,10 @@ struct NMEA2000OutputTests {
         #expect(await bus.wait { _ in lines.count("takes frames again") == 1 })
 
         // The interface goes: opened again, and claimed again before anything else.
-        bus.mode.withLock { $0 = .fail }
+        bus.mode.withLock { $0 = .failOnce }
         try await deliver()
-        let failedAt = bus.frames.count
-        bus.mode.withLock { $0 = .take }
-        #expect(await bus.wait(timeout: .seconds(5)) { $0.count > failedAt })
+        #expect(await bus.wait(timeout: .seconds(5)) { frames in (0..<frames.count).contains(bus.failedAfter.load(ordering: .relaxed)) })
+        let failedAt = bus.failedAfter.load(ordering: .relaxed)
         #expect(bus.opened.load(ordering: .relaxed) == 2)
         #expect(bus.frames[failedAt].identifier.pgn == NMEA2000PGN.addressClaim)
         #expect(lines.count("the scripted interface went down; opening it again") == 1)
