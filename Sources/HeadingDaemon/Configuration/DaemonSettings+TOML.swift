@@ -26,23 +26,11 @@ extension DaemonSettings {
     /// order the keys are declared (the root's first, as TOML wants), with its value or a comment
     /// saying it has none.
     var tomlDescription: String {
-        var root: [String] = []
-        var tables: [(name: String, lines: [String])] = []
-        for key in Self.keys {
-            let path = key.name.split(separator: ".")
-            let leaf = String(path.last ?? "")
-            let line = key.field.write(self).map { "\(leaf) = \($0)" } ?? "# \(leaf): \(key.field.none)"
-            guard path.count > 1 else {
-                root.append(line + (key.name == "source" ? deviceComments : ""))
-                continue
+        SettingKey.byTable(Self.keys).map { group in
+            let lines = group.keys.map { key, leaf in
+                (key.field.write(self).map { "\(leaf) = \($0)" } ?? "# \(leaf): \(key.field.none)") + (key.name == "source" ? deviceComments : "")
             }
-            let table = path.dropLast().joined(separator: ".")
-            if let index = tables.firstIndex(where: { $0.name == table }) {
-                tables[index].lines.append(line)
-            } else {
-                tables.append((table, [line]))
-            }
-        }
-        return (root + tables.map { "\n[\($0.name)]\n" + $0.lines.joined(separator: "\n") }).joined(separator: "\n")
+            return (group.table.map { "\n[\($0)]\n" } ?? "") + lines.joined(separator: "\n")
+        }.joined(separator: "\n")
     }
 }

@@ -117,6 +117,30 @@ struct SettingKey: Sendable {
         self.check = check
     }
 
+    /// `keys` as a TOML document lays them out: the root's first (TOML wants them before any
+    /// table), then each table's, the tables in the order their first key is declared; each key
+    /// with its name within its table (`rate` for `simulation.rate`). What `--check-config` prints
+    /// and the shipped file are both laid out so.
+    static func byTable(_ keys: [SettingKey]) -> [(table: String?, keys: [(key: SettingKey, leaf: String)])] {
+        var root: [(key: SettingKey, leaf: String)] = []
+        var tables: [(table: String?, keys: [(key: SettingKey, leaf: String)])] = []
+        for key in keys {
+            let path = key.name.split(separator: ".")
+            let entry = (key: key, leaf: String(path.last ?? ""))
+            guard path.count > 1 else {
+                root.append(entry)
+                continue
+            }
+            let table = path.dropLast().joined(separator: ".")
+            if let index = tables.firstIndex(where: { $0.table == table }) {
+                tables[index].keys.append(entry)
+            } else {
+                tables.append((table, [entry]))
+            }
+        }
+        return (root.isEmpty ? [] : [(nil, root)]) + tables
+    }
+
     /// Whether the option is a flag, taking no value.
     var isFlag: Bool { kind == .bool }
 

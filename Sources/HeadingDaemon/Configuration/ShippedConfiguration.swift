@@ -24,25 +24,12 @@ enum ShippedConfiguration {
             "SIGHUP makes a running headingd read the configuration again; a bad file keeps the old one.",
             "headingd --default-config prints this file as this headingd ships it."
         )
-        var root: [String] = []
-        var tables: [(name: String, lines: [String])] = []
-        for key in keys {
-            let path = key.name.split(separator: ".")
-            let lines = entry(key, leaf: String(path.last ?? ""), settings: settings)
-            guard path.count > 1 else {
-                // The root's keys stand apart, each after an empty line.
-                root.append("")
-                root += lines
-                continue
-            }
-            let table = path.dropLast().joined(separator: ".")
-            if let index = tables.firstIndex(where: { $0.name == table }) {
-                tables[index].lines += lines
-            } else {
-                tables.append((table, lines))
-            }
+        // The root's keys stand apart, each after an empty line; a table's follow its header.
+        let body = SettingKey.byTable(keys).flatMap { group in
+            let entries = group.keys.map { entry($0.key, leaf: $0.leaf, settings: settings) }
+            guard let table = group.table else { return entries.flatMap { [""] + $0 } }
+            return ["", "[\(table)]"] + entries.flatMap { $0 }
         }
-        let body = root + tables.flatMap { ["", "[\($0.name)]"] + $0.lines }
         return (header + body).joined(separator: "\n") + "\n"
     }
 
