@@ -236,6 +236,29 @@ struct HeadingdScanTests {
         #expect(scan.output.contains("No heading source found."), "\(scan.output)")
     }
 
+    /// A UDP port another program holds (a running headingd, say): the system's reason, and the fix,
+    /// known by the error's number (`EADDRINUSE`), not by its words.
+    @Test func aUDPPortAnotherProgramHoldsIsReportedWithItsFix() async throws {
+        // Bound without SO_REUSEADDR (headingd's own listener sets it, and two such share a port), to
+        // a port the kernel chooses: the tests' reserved ports are held with SO_REUSEADDR already.
+        let holder = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        try #require(holder >= 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0 }
+        }
+        try #require(bound, "cannot hold a UDP port: \(String(cString: strerror(errno)))")
+        let port = UInt16(bigEndian: address.sin_port)
+        let scan = try await DaemonProcess.run(["scan", "udp://127.0.0.1:\(port)", "--seconds", "1"])
+        #expect(scan.terminationStatus == 1, "\(scan.errors)")
+        #expect(scan.output.contains("udp://127.0.0.1:\(port): not available: cannot listen on udp://127.0.0.1:\(port): Address already in use"), "\(scan.output)")
+        #expect(scan.output.contains("fix: another program listens there (a running headingd? sudo systemctl stop headingd first)"), "\(scan.output)")
+    }
+
     @Test func ctrlCOrSIGTERMEndsTheListeningAndReportsWhatWasHeard() async throws {
         for signal in [SIGINT, SIGTERM] {
             let port = GPSFake.freePort()

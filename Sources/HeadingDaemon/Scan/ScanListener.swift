@@ -131,7 +131,7 @@ struct ScanListener: Sendable {
 
     /// The fix for a feed that could not be opened, where there is one.
     static func fix(for endpoint: NMEAStreamEndpoint, error: PortFailure) -> String? {
-        if case .udp = endpoint.transport, error.reason.contains(String(cString: strerror(EADDRINUSE))) {
+        if case .udp = endpoint.transport, error.errorNumber == EADDRINUSE {
             return "another program listens there (a running headingd? sudo systemctl stop headingd first), or give the address it is sent to"
         }
         guard error.code == .permissionDenied else { return nil }
